@@ -1,0 +1,77 @@
+// swift-tools-version: 6.0
+//
+// WarmCache: bake remote images into an offline, content-addressed bundle at build time.
+//
+//   WarmCache          runtime loader library apps link (Foundation + SQLite only)
+//   WarmCacheImaging   libvips engine: decode once, size, encode, placeholders
+//   WarmCacheBuilder   manifest, fetching, bundle writing, the warm pipeline
+//   warm-cache         the command-line front end (ArgumentParser)
+import PackageDescription
+
+let package = Package(
+    name: "WarmCache",
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
+    products: [
+        .library(name: "WarmCache", targets: ["WarmCache"]),
+        .library(name: "WarmCacheBuilder", targets: ["WarmCacheBuilder"]),
+        .executable(name: "warm-cache", targets: ["warm-cache"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // MARK: System libraries
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
+        ),
+        // Fixed-argument wrappers around libvips' variadic C API (Swift cannot call variadics).
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+
+        // MARK: Runtime
+        .target(name: "WarmCache", dependencies: ["CSQLite"]),
+
+        // MARK: Builder
+        .target(
+            name: "WarmCacheImaging",
+            dependencies: [
+                "WarmCache",
+                "CVipsShim",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "WarmCacheBuilder",
+            dependencies: [
+                "WarmCache",
+                "WarmCacheImaging",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "warm-cache",
+            dependencies: [
+                "WarmCacheBuilder",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "WarmCacheTests", dependencies: ["WarmCache"]),
+    ]
+)

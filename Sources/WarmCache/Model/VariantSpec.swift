@@ -1,0 +1,52 @@
+/// One encoded rendition of a source image: its box in points, scale, fit, format and treatment.
+///
+/// A spec is what the manifest asks for and what the index records. Its ``VariantKey`` (together
+/// with the source) is the cache key, so two specs that differ in anything that changes the
+/// output bytes are two different variants.
+public struct VariantSpec: Hashable, Sendable, Codable {
+    /// Box width in points, or `nil` to let the height (or the source) decide.
+    public var width: Int?
+    /// Box height in points, or `nil` to let the width (or the source) decide.
+    public var height: Int?
+    /// Device scale: pixels = points x scale.
+    public var scale: Int
+    public var fit: FitMode
+    /// When `false` (the default) a box larger than the source yields the source's size.
+    public var allowUpscale: Bool
+    public var format: ImageFormat
+    /// Encoder quality 1–100, or `nil` for the encoder's default (lossless formats ignore it).
+    public var quality: Int?
+    public var options: EncodingOptions
+    /// Applied in order after sizing.
+    public var processors: [Processor]
+
+    public init(width: Int?, height: Int?, scale: Int = 1, fit: FitMode = .inside, allowUpscale: Bool = false,
+                format: ImageFormat, quality: Int? = nil, options: EncodingOptions = .default,
+                processors: [Processor] = []) {
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.fit = fit
+        self.allowUpscale = allowUpscale
+        self.format = format
+        self.quality = quality
+        self.options = options
+        self.processors = processors
+    }
+
+    /// The requested box in pixels (points x scale); `nil` sides are unconstrained.
+    public var pixelBox: (width: Int?, height: Int?) {
+        (width.map { $0 * scale }, height.map { $0 * scale })
+    }
+
+    /// Whether the variant's output has transparency that a format without alpha would lose.
+    public var producesAlpha: Bool {
+        var alpha = false
+        for processor in processors {
+            if processor.introducesAlpha { alpha = true }
+            if case .flatten = processor { alpha = false }
+        }
+        if case .contain(let background) = fit, background.alpha < 255 { alpha = true }
+        return alpha
+    }
+}
