@@ -71,7 +71,37 @@ let package = Package(
             ]
         ),
 
+        // MARK: Benchmarks (run with `swift run -c release warm-cache-bench`; see Benchmarks/README.md)
+        .executableTarget(
+            name: "warm-cache-bench",
+            dependencies: [
+                "WarmCacheBuilder",
+                "WarmCacheTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/warm-cache-bench"
+        ),
+
         // MARK: Tests
+        // Fixture HTTP server on 127.0.0.1 and helpers shared by the test suites and benchmarks.
+        .target(
+            name: "WarmCacheTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/WarmCacheTestSupport"
+        ),
         .testTarget(name: "WarmCacheTests", dependencies: ["WarmCache"]),
+        .testTarget(name: "WarmCacheImagingTests", dependencies: ["WarmCacheImaging", "CVipsShim"]),
+        .testTarget(
+            name: "WarmCacheBuilderTests",
+            dependencies: ["WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite"]
+        ),
+        .testTarget(
+            name: "WarmCacheEndToEndTests",
+            dependencies: ["WarmCache", "WarmCacheTestSupport"]
+        ),
     ]
 )
