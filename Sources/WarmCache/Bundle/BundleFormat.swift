@@ -28,12 +28,12 @@ public enum BundleFormat {
 
     /// `meta` keys.
     package enum MetaKey {
-        static let formatMajor = "format_major"
-        static let formatMinor = "format_minor"
-        static let generator = "generator"
-        static let createdAt = "created_at"
-        static let sourceCount = "source_count"
-        static let variantCount = "variant_count"
+        package static let formatMajor = "format_major"
+        package static let formatMinor = "format_minor"
+        package static let generator = "generator"
+        package static let createdAt = "created_at"
+        package static let sourceCount = "source_count"
+        package static let variantCount = "variant_count"
     }
 
     /// The schema of `index.sqlite`, format 1.0, as executed by the writer.

@@ -30,7 +30,7 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
 
     /// Canonical tokens, in fixed order: `lossless`/`lossy`, `progressive`/`baseline`,
     /// `sub`/`nosub`, `e<N>`, `palette`/`truecolor`, `icc`/`noicc`.
-    var tokens: [String] {
+    public var tokens: [String] {
         var tokens: [String] = []
         if let lossless { tokens.append(lossless ? "lossless" : "lossy") }
         if let progressive { tokens.append(progressive ? "progressive" : "baseline") }

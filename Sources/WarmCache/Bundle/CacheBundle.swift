@@ -1,0 +1,218 @@
+import Foundation
+
+/// A baked WarmCache bundle, opened read-only: ask it for the best image for a URL at a size.
+///
+/// ```swift
+/// let bundle = try CacheBundle(contentsOf: Bundle.main.url(forResource: "Images", withExtension: "warmcache")!)
+/// if let hit = try bundle.bestImage(for: url, size: PointSize(width: 100, height: 100), scale: 3,
+///                                   accepting: [.avif, .webp, .jpeg]) {
+///     imageView.image = UIImage(contentsOfFile: hit.fileURL.path)
+/// }
+/// ```
+///
+/// A `CacheBundle` is `Sendable`: share one instance and call it from any thread. Lookups run
+/// on a small pool of read-only SQLite connections and take microseconds. Opening reads only
+/// the `meta` table. Nothing is ever written: the index is opened `immutable`, so the bundle
+/// can live in an app's read-only resources.
+public final class CacheBundle: Sendable {
+    /// Tuning for a bundle reader.
+    public struct Configuration: Sendable {
+        /// Most blobs kept in the memory cache.
+        public var memoryCacheCountLimit: Int
+        /// Most bytes kept in the memory cache.
+        public var memoryCacheByteLimit: Int
+        /// Most SQLite connections open at once (concurrent lookups beyond this wait).
+        public var maximumConnections: Int
+
+        public init(memoryCacheCountLimit: Int = 100, memoryCacheByteLimit: Int = 32 << 20,
+                    maximumConnections: Int = 4) {
+            self.memoryCacheCountLimit = memoryCacheCountLimit
+            self.memoryCacheByteLimit = memoryCacheByteLimit
+            self.maximumConnections = maximumConnections
+        }
+    }
+
+    /// The bundle directory.
+    public let url: URL
+    public let info: BundleInfo
+    /// Recently read blobs. Shared by every ``CachedImage`` this bundle returns.
+    public let memoryCache: BlobMemoryCache
+    private let pool: ConnectionPool
+
+    /// Opens the bundle at `url` (a `<Name>.warmcache` directory) and checks its format version.
+    /// - Throws: ``CacheBundleError``: `bundleNotFound`, `notABundle`, `corruptIndex`, `unsupportedVersion`.
+    public init(contentsOf url: URL, configuration: Configuration = Configuration()) throws {
+        self.url = url
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw CacheBundleError(.bundleNotFound, bundleURL: url)
+        }
+        let indexURL = url.appendingPathComponent(BundleFormat.indexFileName)
+        guard isDirectory.boolValue, FileManager.default.fileExists(atPath: indexURL.path) else {
+            throw CacheBundleError(.notABundle, bundleURL: url, detail: "it has no \(BundleFormat.indexFileName)")
+        }
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: indexURL.path, readOnly: true)
+            info = try CacheBundle.readInfo(connection, bundleURL: url)
+        } catch let error as SQLiteError {
+            throw CacheBundleError(.corruptIndex, bundleURL: url, detail: error.description)
+        }
+        memoryCache = BlobMemoryCache(countLimit: configuration.memoryCacheCountLimit,
+                                      byteLimit: configuration.memoryCacheByteLimit)
+        pool = ConnectionPool(path: indexURL.path, limit: configuration.maximumConnections, first: connection)
+    }
+
+    // MARK: Lookup
+
+    /// The best image for `url` shown at `size` points on a screen of `scale`, in a format the caller
+    /// decodes, or `nil` if the bundle has none. See ``VariantSelector`` for the rules; in short: the
+    /// smallest variant that covers `size x scale` pixels, else the largest there is; ties go to the
+    /// earlier format in `accepting`.
+    ///
+    /// - Parameters:
+    ///   - fit: only variants of this fit mode (any when `nil`).
+    ///   - processors: only variants with exactly these processors (any when `nil`; `[]` for unprocessed ones).
+    ///   - preset: only variants the manifest listed under this preset name (any when `nil`).
+    public func bestImage(for url: URL, size: PointSize, scale: Double,
+                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
+                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+        try bestImage(for: SourceIdentifier(url.absoluteString), size: size, scale: scale, accepting: accepting,
+                      fit: fit, processors: processors, preset: preset)
+    }
+
+    /// The same, for a source named by a string: a URL (normalised) or a manifest path or `key:` (verbatim).
+    public func bestImage(for source: String, size: PointSize, scale: Double,
+                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
+                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+        try bestImage(for: SourceIdentifier(source), size: size, scale: scale, accepting: accepting,
+                      fit: fit, processors: processors, preset: preset)
+    }
+
+    /// The same, for a source identifier.
+    public func bestImage(for source: SourceIdentifier, size: PointSize, scale: Double,
+                          accepting: [ImageFormat], fit: FitMode.Kind? = nil,
+                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+        let selector = VariantSelector(size: size, scale: scale, accepting: accepting, fit: fit,
+                                       processors: processors)
+        return try selector.select(from: records(for: source, preset: preset)).map(makeImage)
+    }
+
+    /// The variant with exactly this key, or `nil`.
+    public func image(for key: VariantKey) throws -> CachedImage? {
+        try image(forCacheKey: key.rawValue)
+    }
+
+    /// The variant with exactly this canonical key text, or `nil`.
+    public func image(forCacheKey cacheKey: String) throws -> CachedImage? {
+        try query { connection in
+            let statement = try connection.statement(
+                "SELECT \(VariantRecord.columns) FROM variants v WHERE v.cache_key = ?")
+            try statement.bind(.text(cacheKey))
+            guard try statement.step() else { return nil }
+            return VariantRecord(statement: statement).map(makeImage)
+        }
+    }
+
+    /// Every variant of a source, ordered by cache key.
+    public func images(for source: SourceIdentifier) throws -> [CachedImage] {
+        try records(for: source, preset: nil).sorted { $0.cacheKey < $1.cacheKey }.map(makeImage)
+    }
+
+    /// The placeholder stored for a source, or `nil` if the bundle has none for it.
+    public func placeholder(for url: URL) throws -> ImagePlaceholder? {
+        try placeholder(for: SourceIdentifier(url.absoluteString))
+    }
+
+    /// The placeholder stored for a source identifier, or `nil`.
+    public func placeholder(for source: SourceIdentifier) throws -> ImagePlaceholder? {
+        try query { connection in
+            let statement = try connection.statement("""
+                SELECT p.thumbhash, p.blurhash, p.average_color FROM placeholders p
+                JOIN sources s ON s.id = p.source_id WHERE s.source = ?
+                """)
+            try statement.bind(.text(source.rawValue))
+            guard try statement.step() else { return nil }
+            let placeholder = ImagePlaceholder(thumbHash: statement.blob(0), blurHash: statement.optionalText(1),
+                                               averageColor: statement.optionalText(2).flatMap(RGBAColor.init(hex:)))
+            return placeholder.isEmpty ? nil : placeholder
+        }
+    }
+
+    /// Whether the bundle lists this source at all.
+    public func contains(_ source: SourceIdentifier) throws -> Bool {
+        try query { connection in
+            let statement = try connection.statement("SELECT 1 FROM sources WHERE source = ?")
+            try statement.bind(.text(source.rawValue))
+            return try statement.step()
+        }
+    }
+
+    // MARK: Internals
+
+    private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
+        try query { connection in
+            let statement: SQLiteStatement
+            if let preset {
+                statement = try connection.statement("""
+                    SELECT \(VariantRecord.columns) FROM variants v
+                    JOIN sources s ON s.id = v.source_id
+                    JOIN variant_presets p ON p.cache_key = v.cache_key
+                    WHERE s.source = ? AND p.preset = ?
+                    """)
+                try statement.bind(.text(source.rawValue), .text(preset))
+            } else {
+                statement = try connection.statement("""
+                    SELECT \(VariantRecord.columns) FROM variants v
+                    JOIN sources s ON s.id = v.source_id WHERE s.source = ?
+                    """)
+                try statement.bind(.text(source.rawValue))
+            }
+            var records: [VariantRecord] = []
+            while try statement.step() {
+                if let record = VariantRecord(statement: statement) { records.append(record) }
+            }
+            return records
+        }
+    }
+
+    private func makeImage(_ record: VariantRecord) -> CachedImage {
+        CachedImage(record: record, bundleURL: url, memoryCache: memoryCache)
+    }
+
+    /// Runs a read on a pooled connection, turning SQLite failures into `corruptIndex`.
+    package func query<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        do {
+            return try pool.withConnection(body)
+        } catch let error as SQLiteError {
+            throw CacheBundleError(.corruptIndex, bundleURL: url, detail: error.description)
+        }
+    }
+
+    private static func readInfo(_ connection: SQLiteConnection, bundleURL: URL) throws -> BundleInfo {
+        let application = try connection.statement("PRAGMA application_id")
+        guard try application.step(), Int32(truncatingIfNeeded: application.int(0)) == BundleFormat.applicationID else {
+            throw CacheBundleError(.notABundle, bundleURL: bundleURL,
+                                   detail: "\(BundleFormat.indexFileName) is an SQLite file of another application")
+        }
+        var meta: [String: String] = [:]
+        let statement = try connection.statement("SELECT key, value FROM meta")
+        while try statement.step() {
+            meta[statement.text(0)] = statement.text(1)
+        }
+        connection.finalizeStatements()
+        guard let major = meta[BundleFormat.MetaKey.formatMajor].flatMap(Int.init), major >= 1 else {
+            throw CacheBundleError(.corruptIndex, bundleURL: bundleURL, detail: "meta has no valid format_major")
+        }
+        guard major <= BundleFormat.majorVersion else {
+            throw CacheBundleError(.unsupportedVersion(found: major, supported: BundleFormat.majorVersion),
+                                   bundleURL: bundleURL)
+        }
+        return BundleInfo(
+            formatMajor: major,
+            formatMinor: meta[BundleFormat.MetaKey.formatMinor].flatMap(Int.init) ?? 0,
+            generator: meta[BundleFormat.MetaKey.generator] ?? "unknown",
+            sourceCount: meta[BundleFormat.MetaKey.sourceCount].flatMap(Int.init) ?? 0,
+            variantCount: meta[BundleFormat.MetaKey.variantCount].flatMap(Int.init) ?? 0)
+    }
+}

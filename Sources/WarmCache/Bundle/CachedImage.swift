@@ -1,0 +1,69 @@
+import Foundation
+
+/// One encoded image found in a bundle: where its bytes are and what they are.
+///
+/// `fileURL` can be handed to any loader that reads files (Kingfisher's
+/// `LocalFileImageDataProvider`, a Nuke request for a `file://` URL, `UIImage(contentsOfFile:)`);
+/// ``data()`` reads the bytes through the bundle's memory cache.
+public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
+    /// The canonical cache key (see ``VariantKey``).
+    public let cacheKey: String
+    public let format: ImageFormat
+    /// The true pixel size of the encoded image (never larger than the source unless upscaling was asked for).
+    public let pixelSize: PixelSize
+    public let byteCount: Int
+    /// Lowercase hex SHA-256 of the bytes; also the blob's file name.
+    public let sha256: String
+    public let hasAlpha: Bool
+    /// The blob on disk, readable in place.
+    public let fileURL: URL
+    private let memoryCache: BlobMemoryCache
+    private let bundleURL: URL
+
+    init(record: VariantRecord, bundleURL: URL, memoryCache: BlobMemoryCache) {
+        cacheKey = record.cacheKey
+        format = record.format
+        pixelSize = record.pixelSize
+        byteCount = record.byteCount
+        sha256 = record.sha256
+        hasAlpha = record.hasAlpha
+        fileURL = bundleURL.appendingPathComponent(BundleFormat.objectPath(sha256: record.sha256, format: record.format))
+        self.memoryCache = memoryCache
+        self.bundleURL = bundleURL
+    }
+
+    /// The parsed key: source and full variant spec.
+    public var key: VariantKey? {
+        VariantKey(parsing: cacheKey)
+    }
+
+    /// The encoded bytes, from the memory cache or memory-mapped from disk.
+    /// - Throws: ``CacheBundleError`` (`blobMissing`) if the file is gone or unreadable.
+    public func data() throws -> Data {
+        if let cached = memoryCache.data(forKey: sha256) {
+            return cached
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: fileURL, options: .mappedIfSafe)
+        } catch {
+            throw CacheBundleError(.blobMissing(path: BundleFormat.objectPath(sha256: sha256, format: format)),
+                                   bundleURL: bundleURL, detail: "\(error.localizedDescription)")
+        }
+        memoryCache.insert(data, forKey: sha256)
+        return data
+    }
+
+    public var description: String {
+        "\(cacheKey) -> \(fileURL.lastPathComponent) (\(pixelSize), \(byteCount) bytes)"
+    }
+
+    public static func == (lhs: CachedImage, rhs: CachedImage) -> Bool {
+        lhs.cacheKey == rhs.cacheKey && lhs.sha256 == rhs.sha256 && lhs.fileURL == rhs.fileURL
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(cacheKey)
+        hasher.combine(sha256)
+    }
+}

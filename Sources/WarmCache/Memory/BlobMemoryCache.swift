@@ -1,0 +1,95 @@
+import Foundation
+
+/// A bounded, thread-safe least-recently-used cache of blob bytes, keyed by blob hash:
+/// the memory tier of a bundle, like the memory caches of Kingfisher or Nuke.
+///
+/// Both limits hold at all times: inserting evicts the least recently used entries until the
+/// count and the total byte size are within bounds. An entry larger than `byteLimit` is not kept.
+public final class BlobMemoryCache: @unchecked Sendable {
+    public let countLimit: Int
+    public let byteLimit: Int
+
+    private final class Node {
+        let key: String
+        let data: Data
+        var previous: Node?
+        var next: Node?
+        init(key: String, data: Data) {
+            self.key = key
+            self.data = data
+        }
+    }
+
+    private let lock = NSLock()
+    private var nodes: [String: Node] = [:]
+    private var head: Node?  // most recently used
+    private var tail: Node?  // least recently used
+    private var totalBytes = 0
+
+    public init(countLimit: Int, byteLimit: Int) {
+        self.countLimit = max(0, countLimit)
+        self.byteLimit = max(0, byteLimit)
+    }
+
+    public var count: Int { lock.withLock { nodes.count } }
+    public var byteCount: Int { lock.withLock { totalBytes } }
+
+    /// The bytes for `key`, marking them most recently used.
+    public func data(forKey key: String) -> Data? {
+        lock.withLock {
+            guard let node = nodes[key] else { return nil }
+            moveToFront(node)
+            return node.data
+        }
+    }
+
+    public func insert(_ data: Data, forKey key: String) {
+        lock.withLock {
+            if let existing = nodes[key] { remove(existing) }
+            guard data.count <= byteLimit, countLimit > 0 else { return }
+            let node = Node(key: key, data: data)
+            nodes[key] = node
+            totalBytes += data.count
+            node.next = head
+            head?.previous = node
+            head = node
+            if tail == nil { tail = node }
+            while nodes.count > countLimit || totalBytes > byteLimit, let last = tail {
+                remove(last)
+            }
+        }
+    }
+
+    public func removeAll() {
+        lock.withLock {
+            nodes.removeAll()
+            head = nil
+            tail = nil
+            totalBytes = 0
+        }
+    }
+
+    private func moveToFront(_ node: Node) {
+        guard head !== node else { return }
+        unlink(node)
+        node.next = head
+        head?.previous = node
+        head = node
+        if tail == nil { tail = node }
+    }
+
+    private func remove(_ node: Node) {
+        unlink(node)
+        nodes[node.key] = nil
+        totalBytes -= node.data.count
+    }
+
+    private func unlink(_ node: Node) {
+        node.previous?.next = node.next
+        node.next?.previous = node.previous
+        if head === node { head = node.next }
+        if tail === node { tail = node.previous }
+        node.previous = nil
+        node.next = nil
+    }
+}

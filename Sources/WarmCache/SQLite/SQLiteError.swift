@@ -1,0 +1,25 @@
+import CSQLite
+
+/// A failed SQLite call: the result code and SQLite's own message.
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    package let code: Int32
+    package let message: String
+    /// What was being done, e.g. "preparing `SELECT …`".
+    package let context: String
+
+    package init(code: Int32, message: String, context: String) {
+        self.code = code
+        self.message = message
+        self.context = context
+    }
+
+    /// Whether the file is not a database or its pages are damaged.
+    package var isCorruption: Bool {
+        let primary = code & 0xff
+        return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT
+    }
+
+    package var description: String {
+        "SQLite error \(code) while \(context): \(message)"
+    }
+}
