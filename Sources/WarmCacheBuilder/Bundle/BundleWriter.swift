@@ -26,9 +26,20 @@ public final class BundleWriter: Sendable {
 
     public static let defaultGenerator = "warm-cache \(WarmCacheVersion.current)"
 
-    public init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
+    /// Points in ``commit(_:)`` where tests make the writer fail, as a crash would.
+    enum Stage: Sendable {
+        case indexBuilt
+    }
+    private let injectFault: @Sendable (Stage) throws -> Void
+
+    public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
+        self.init(bundleURL: bundleURL, generator: generator, injectFault: { _ in })
+    }
+
+    init(bundleURL: URL, generator: String, injectFault: @escaping @Sendable (Stage) throws -> Void) {
         self.bundleURL = bundleURL.standardizedFileURL
         self.generator = generator
+        self.injectFault = injectFault
     }
 
     /// Whether a published bundle (an `index.sqlite`) exists at the output.
@@ -109,6 +120,7 @@ public final class BundleWriter: Sendable {
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
             try IndexBuilder(generator: generator).write(contents, to: temporary.path)
+            try injectFault(.indexBuilt)
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
         }

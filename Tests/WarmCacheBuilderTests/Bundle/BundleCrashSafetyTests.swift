@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import WarmCache
+@testable import WarmCacheBuilder
+
+@Suite("Bundle writer crash safety")
+struct BundleCrashSafetyTests {
+    let sources = ["https://cdn.example.com/a.jpg", "https://cdn.example.com/b.jpg"]
+
+    /// Writes a good bundle and returns its location and a snapshot of its index and referenced blobs.
+    func goodBundle() throws -> (URL, BundleFixtures.Written, [String: Data]) {
+        let url = try BundleFixtures.temporaryDirectory().appendingPathComponent("Images.warmcache")
+        let written = try BundleFixtures.write(to: url, sources: sources)
+        return (url, written, try BundleFixtures.snapshot(url))
+    }
+
+    func expectIntact(_ url: URL, _ written: BundleFixtures.Written, _ before: [String: Data],
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let after = try BundleFixtures.snapshot(url)
+        for (path, data) in before {
+            #expect(after[path] == data, "changed: \(path)", sourceLocation: sourceLocation)
+        }
+        let bundle = try CacheBundle(contentsOf: url)
+        for variant in written.contents.variants {
+            #expect(try bundle.image(for: variant.key)?.data() == written.bytes[variant.key.rawValue],
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("a run that dies after storing new blobs leaves the old bundle readable and unchanged")
+    func diesBeforeCommit() throws {
+        let (url, written, before) = try goodBundle()
+        let writer = BundleWriter(bundleURL: url)
+        try writer.prepare()
+        try writer.storeBlob(Data("new image".utf8), format: .webp)
+        // Simulate the leftovers of a process killed mid-commit.
+        try Data("partial index".utf8).write(to: url.appendingPathComponent("index-DEAD.sqlite.tmp"))
+        try Data("partial blob".utf8).write(to: url.appendingPathComponent(".tmp/abc.partial"))
+        try expectIntact(url, written, before)
+
+        // The next run cleans the leftovers and completes normally.
+        let next = try BundleFixtures.write(to: url, sources: sources, salt: "v2")
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent("index-DEAD.sqlite.tmp").path))
+        try expectIntact(url, next, [:])
+        let objects = try BundleFixtures.snapshot(url.appendingPathComponent("objects"))
+        #expect(objects.count == next.contents.variants.count)
+    }
+
+    @Test("a commit that references a missing blob publishes nothing")
+    func missingBlob() throws {
+        let (url, written, before) = try goodBundle()
+        var contents = written.contents
+        let key = VariantKey(source: SourceIdentifier(sources[0]), spec: VariantSpec(width: 7, height: 7, format: .png))
+        contents.variants.append(.init(key: key, pixelSize: PixelSize(width: 7, height: 7), byteCount: 3,
+                                       blobSHA256: String(repeating: "ab", count: 32), hasAlpha: true))
+        let writer = BundleWriter(bundleURL: url)
+        try writer.prepare()
+        #expect(throws: BundleWriterError.self) { try writer.commit(contents) }
+        try expectIntact(url, written, before)
+    }
+
+    @Test("inconsistent contents publish nothing")
+    func inconsistentContents() throws {
+        let (url, written, before) = try goodBundle()
+        var contents = written.contents
+        contents.variants.append(contents.variants[0])
+        let writer = BundleWriter(bundleURL: url)
+        try writer.prepare()
+        #expect {
+            try writer.commit(contents)
+        } throws: { error in
+            (error as? BundleWriterError)?.kind == .inconsistentContents
+        }
+        try expectIntact(url, written, before)
+    }
+
+    @Test("a failure after the new index is built publishes nothing and leaves no temporary index")
+    func failureAfterIndexBuilt() throws {
+        let (url, written, before) = try goodBundle()
+        struct Crash: Error {}
+        let writer = BundleWriter(bundleURL: url, generator: "x", injectFault: { _ in throw Crash() })
+        try writer.prepare()
+        let changed = try BundleFixtures.write(to: try BundleFixtures.temporaryDirectory().appendingPathComponent("B.warmcache"),
+                                               sources: sources, salt: "v2")
+        for data in changed.bytes.values { try writer.storeBlob(data, format: .webp) }
+        #expect(throws: BundleWriterError.self) { try writer.commit(written.contents) }
+        try expectIntact(url, written, before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".sqlite.tmp") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("abandoning a first run removes the half-made output")
+    func abandonFirstRun() throws {
+        let url = try BundleFixtures.temporaryDirectory().appendingPathComponent("New.warmcache")
+        let writer = BundleWriter(bundleURL: url)
+        try writer.prepare()
+        try writer.storeBlob(Data("x".utf8), format: .png)
+        writer.abandon()
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test("refuses to write into a directory that is not a bundle")
+    func foreignDirectory() throws {
+        let directory = try BundleFixtures.temporaryDirectory()
+        try Data("mine".utf8).write(to: directory.appendingPathComponent("notes.txt"))
+        let writer = BundleWriter(bundleURL: directory)
+        #expect {
+            try writer.prepare()
+        } throws: { error in
+            (error as? BundleWriterError)?.kind == .outputIsNotABundle
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("notes.txt").path))
+    }
+}
