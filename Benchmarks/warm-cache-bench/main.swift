@@ -1,1 +1,13 @@
-print("bench")
+import ArgumentParser
+
+/// Benchmarks that print figures (never timed tests). Run in release:
+/// `swift run -c release warm-cache-bench <subcommand>`.
+struct WarmCacheBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "warm-cache-bench",
+        abstract: "WarmCache benchmarks: each prints its figures.",
+        subcommands: [LookupBenchmark.self]
+    )
+}
+
+await WarmCacheBench.main()
