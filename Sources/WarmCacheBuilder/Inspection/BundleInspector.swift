@@ -1,0 +1,102 @@
+import Foundation
+import WarmCache
+
+/// What is inside a bundle: counts, bytes by format and by variant shape, largest entries.
+public struct BundleReport: Sendable, Codable {
+    public struct Group: Sendable, Codable {
+        public var name: String
+        public var variants: Int
+        public var bytes: Int
+    }
+
+    public struct Entry: Sendable, Codable {
+        public var cacheKey: String
+        public var format: String
+        public var pixelWidth: Int
+        public var pixelHeight: Int
+        public var bytes: Int
+    }
+
+    public var path: String
+    public var formatVersion: String
+    public var generator: String
+    public var sources: Int
+    public var variants: Int
+    /// Distinct blob files the index references.
+    public var blobs: Int
+    /// Bytes of those files (each counted once).
+    public var blobBytes: Int
+    /// Bytes of the originals, as downloaded.
+    public var sourceBytes: Int
+    public var placeholders: Int
+    public var byFormat: [Group]
+    /// By box, scale and fit, e.g. `320x_ @2x inside`.
+    public var byVariant: [Group]
+    public var byPreset: [Group]
+    public var largest: [Entry]
+}
+
+/// Reads a bundle's index to describe it. Read-only; opens the bundle like the runtime library does.
+public struct BundleInspector {
+    public let bundleURL: URL
+
+    public init(bundleURL: URL) {
+        self.bundleURL = bundleURL
+    }
+
+    /// - Parameter largest: how many of the largest variants to list.
+    public func report(largest: Int = 10) throws -> BundleReport {
+        let bundle = try CacheBundle(contentsOf: bundleURL)
+        return try bundle.query { connection in
+            func scalar(_ sql: String) throws -> Int {
+                let statement = try connection.statement(sql)
+                return try statement.step() ? statement.int(0) : 0
+            }
+            func groups(_ sql: String) throws -> [BundleReport.Group] {
+                let statement = try connection.statement(sql)
+                var result: [BundleReport.Group] = []
+                while try statement.step() {
+                    result.append(.init(name: statement.text(0), variants: statement.int(1), bytes: statement.int(2)))
+                }
+                return result
+            }
+            let largestStatement = try connection.statement("""
+                SELECT cache_key, format, pixel_width, pixel_height, byte_count FROM variants
+                ORDER BY byte_count DESC, cache_key LIMIT ?
+                """)
+            try largestStatement.bind(.int(largest))
+            var entries: [BundleReport.Entry] = []
+            while try largestStatement.step() {
+                entries.append(.init(cacheKey: largestStatement.text(0), format: largestStatement.text(1),
+                                     pixelWidth: largestStatement.int(2), pixelHeight: largestStatement.int(3),
+                                     bytes: largestStatement.int(4)))
+            }
+            return BundleReport(
+                path: bundleURL.path,
+                formatVersion: "\(bundle.info.formatMajor).\(bundle.info.formatMinor)",
+                generator: bundle.info.generator,
+                sources: try scalar("SELECT count(*) FROM sources"),
+                variants: try scalar("SELECT count(*) FROM variants"),
+                blobs: try scalar("SELECT count(DISTINCT blob_sha256) FROM variants"),
+                blobBytes: try scalar("""
+                    SELECT coalesce(sum(byte_count), 0) FROM
+                    (SELECT blob_sha256, max(byte_count) AS byte_count FROM variants GROUP BY blob_sha256)
+                    """),
+                sourceBytes: try scalar("SELECT coalesce(sum(byte_count), 0) FROM sources"),
+                placeholders: try scalar("SELECT count(*) FROM placeholders"),
+                byFormat: try groups("""
+                    SELECT format, count(*), sum(byte_count) FROM variants GROUP BY format ORDER BY 3 DESC, 1
+                    """),
+                byVariant: try groups("""
+                    SELECT coalesce(width_pt, '_') || 'x' || coalesce(height_pt, '_') || ' @' || scale || 'x ' || fit,
+                           count(*), sum(byte_count)
+                    FROM variants GROUP BY 1 ORDER BY 3 DESC, 1
+                    """),
+                byPreset: try groups("""
+                    SELECT p.preset, count(*), sum(v.byte_count) FROM variant_presets p
+                    JOIN variants v ON v.cache_key = p.cache_key GROUP BY p.preset ORDER BY 3 DESC, 1
+                    """),
+                largest: entries)
+        }
+    }
+}

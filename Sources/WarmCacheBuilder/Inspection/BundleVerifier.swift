@@ -1,0 +1,111 @@
+import Foundation
+import WarmCache
+
+/// The result of checking a bundle against its own index.
+public struct VerificationReport: Sendable, Codable {
+    public struct Problem: Sendable, Codable, CustomStringConvertible {
+        public enum Kind: String, Sendable, Codable {
+            case indexIntegrity, missingBlob, sizeMismatch, hashMismatch, orphanBlob, badKey, unknownFormat
+        }
+        public var kind: Kind
+        /// The file or key concerned.
+        public var subject: String
+        public var detail: String
+
+        public var description: String { "\(kind.rawValue): \(subject): \(detail)" }
+    }
+
+    public var path: String
+    public var variantsChecked: Int
+    public var blobsChecked: Int
+    public var bytesHashed: Int
+    /// Problems that make the bundle wrong. Orphan blobs are listed in `warnings`.
+    public var problems: [Problem]
+    /// Harmless findings: unreferenced blobs left by an interrupted run.
+    public var warnings: [Problem]
+
+    public var isValid: Bool { problems.isEmpty }
+}
+
+/// Re-hashes every blob and checks the index: keys parse and match their columns, every listed
+/// blob exists with its size and hash, SQLite's integrity check passes.
+public struct BundleVerifier {
+    public let bundleURL: URL
+
+    public init(bundleURL: URL) {
+        self.bundleURL = bundleURL
+    }
+
+    public func verify() throws -> VerificationReport {
+        let bundle = try CacheBundle(contentsOf: bundleURL)
+        var report = VerificationReport(path: bundleURL.path, variantsChecked: 0, blobsChecked: 0, bytesHashed: 0,
+                                        problems: [], warnings: [])
+        var blobs: [String: (ImageFormat, Int)] = [:]
+        try bundle.query { connection in
+            let integrity = try connection.statement("PRAGMA integrity_check")
+            while try integrity.step() {
+                let line = integrity.text(0)
+                if line != "ok" {
+                    report.problems.append(.init(kind: .indexIntegrity, subject: BundleFormat.indexFileName,
+                                                 detail: line))
+                }
+            }
+            let rows = try connection.statement("""
+                SELECT v.cache_key, s.source, v.format, v.byte_count, v.blob_sha256, v.pixel_width, v.pixel_height
+                FROM variants v JOIN sources s ON s.id = v.source_id
+                """)
+            while try rows.step() {
+                report.variantsChecked += 1
+                let cacheKey = rows.text(0)
+                guard let format = ImageFormat(rawValue: rows.text(2)) else {
+                    report.problems.append(.init(kind: .unknownFormat, subject: cacheKey, detail: rows.text(2)))
+                    continue
+                }
+                if let key = VariantKey(parsing: cacheKey) {
+                    if key.source.rawValue != rows.text(1) || key.spec.format != format {
+                        report.problems.append(.init(kind: .badKey, subject: cacheKey,
+                                                     detail: "key does not match its source or format columns"))
+                    }
+                } else {
+                    report.problems.append(.init(kind: .badKey, subject: cacheKey, detail: "not a canonical key"))
+                }
+                blobs[rows.text(4)] = (format, rows.int(3))
+            }
+        }
+        for (sha256, (format, byteCount)) in blobs.sorted(by: { $0.key < $1.key }) {
+            let path = BundleFormat.objectPath(sha256: sha256, format: format)
+            report.blobsChecked += 1
+            guard let data = try? Data(contentsOf: bundleURL.appendingPathComponent(path), options: .mappedIfSafe) else {
+                report.problems.append(.init(kind: .missingBlob, subject: path, detail: "listed in the index, not on disk"))
+                continue
+            }
+            report.bytesHashed += data.count
+            if data.count != byteCount {
+                report.problems.append(.init(kind: .sizeMismatch, subject: path,
+                                             detail: "index says \(byteCount) bytes, file has \(data.count)"))
+            }
+            let actual = ContentHash.sha256(data)
+            if actual != sha256 {
+                report.problems.append(.init(kind: .hashMismatch, subject: path, detail: "content hashes to \(actual)"))
+            }
+        }
+        let referenced = Set(blobs.map { BundleFormat.objectPath(sha256: $0.key, format: $0.value.0) })
+        for orphan in listObjects().subtracting(referenced).sorted() {
+            report.warnings.append(.init(kind: .orphanBlob, subject: orphan,
+                                         detail: "not listed in the index (left by an interrupted run; the next warm removes it)"))
+        }
+        return report
+    }
+
+    private func listObjects() -> Set<String> {
+        let objects = bundleURL.appendingPathComponent(BundleFormat.objectsDirectoryName)
+        let fileManager = FileManager.default
+        var paths = Set<String>()
+        for fanout in (try? fileManager.contentsOfDirectory(atPath: objects.path)) ?? [] {
+            for name in (try? fileManager.contentsOfDirectory(atPath: objects.appendingPathComponent(fanout).path)) ?? [] {
+                paths.insert("\(BundleFormat.objectsDirectoryName)/\(fanout)/\(name)")
+            }
+        }
+        return paths
+    }
+}
