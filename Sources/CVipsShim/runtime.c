@@ -1,6 +1,8 @@
 /* Process-wide libvips set-up: one-time initialisation, threads, cache, errors. */
-#include <malloc.h>
 #include <pthread.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <vips/vips.h>
 #include "warmcache_vips.h"
 
@@ -53,7 +55,11 @@ wc_vips_has_operation(const char *nickname)
 void
 wc_limit_malloc_arenas(int arenas)
 {
+#if defined(__GLIBC__)
     mallopt(M_ARENA_MAX, arenas);
+#else
+    (void) arenas;
+#endif
 }
 
 char *

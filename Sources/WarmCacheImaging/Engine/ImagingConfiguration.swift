@@ -20,13 +20,15 @@ public struct ImagingConfiguration: Sendable, Hashable {
     public var threadsPerImage: Int
     /// Encoder settings used when a ``VariantSpec`` leaves them `nil`.
     public var encoderDefaults: EncoderDefaults
-    /// When set, caps glibc's malloc arenas at this number at engine start (process-wide), which
-    /// limits the memory fragmentation many threads decoding images cause. `nil` leaves malloc alone.
+    /// When set, caps glibc's malloc arenas at this number at engine start (process-wide; no
+    /// effect on other C libraries). Threads decoding large images otherwise spread freed memory
+    /// over many arenas: on 43 wallpapers with 2 workers, peak RSS fell from 375–545 MB to
+    /// 245–257 MB at the same speed with 2 arenas. `nil` leaves malloc alone.
     public var mallocArenaLimit: Int?
 
     public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 50 * 1024 * 1024,
                 failOnCorruptData: Bool = true, cascade: Bool = true, threadsPerImage: Int = 1,
-                encoderDefaults: EncoderDefaults = EncoderDefaults(), mallocArenaLimit: Int? = nil) {
+                encoderDefaults: EncoderDefaults = EncoderDefaults(), mallocArenaLimit: Int? = 2) {
         self.maxPixels = maxPixels
         self.maxInputBytes = maxInputBytes
         self.failOnCorruptData = failOnCorruptData
