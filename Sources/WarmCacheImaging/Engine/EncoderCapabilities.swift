@@ -1,9 +1,11 @@
 import CVipsShim
 import WarmCache
 
-/// Which output formats and options this libvips build supports, found by encoding a tiny
-/// image with each saver: a saver can exist and still fail (HEIF without an AV1 or HEVC
-/// encoder plugin, PNG palettes without libimagequant).
+/// Which output formats and options this libvips build supports.
+///
+/// Savers are loadable modules, so each format is first looked up by operation name
+/// (`vips_type_find`), then confirmed by encoding a tiny image: a saver can exist and still
+/// fail (HEIF without an AV1 or HEVC encoder plugin, PNG palettes without libimagequant).
 struct EncoderCapabilities: Sendable {
     /// Formats whose encoder produced a file.
     var formats: Set<ImageFormat>
@@ -15,7 +17,7 @@ struct EncoderCapabilities: Sendable {
             return EncoderCapabilities(formats: [], pngPalette: false)
         }
         var formats: Set<ImageFormat> = []
-        for format in ImageFormat.allCases {
+        for format in ImageFormat.allCases where wc_vips_has_operation(saverName(format)) != 0 {
             let spec = VariantSpec(width: nil, height: nil, format: format, options: EncodingOptions(effort: 0))
             if (try? Encoder.encode(sample, settings: .resolve(spec, defaults: EncoderDefaults()))) != nil {
                 formats.insert(format)
@@ -30,6 +32,14 @@ struct EncoderCapabilities: Sendable {
             }
         }
         return EncoderCapabilities(formats: formats, pngPalette: palette)
+    }
+
+    /// The libvips operation that encodes `format` to memory.
+    static func saverName(_ format: ImageFormat) -> String {
+        switch format {
+        case .avif, .heic: return "heifsave_buffer"
+        default: return "\(format.rawValue)save_buffer"
+        }
     }
 
     /// A 16x16 sRGB gradient.

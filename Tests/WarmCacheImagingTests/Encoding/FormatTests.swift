@@ -15,6 +15,10 @@ import WarmCache
     @Test func allFormatsAreAvailableInThisBuild() {
         #expect(ImagingEngine.availableFormats() == Set(ImageFormat.allCases))
         #expect(ImagingEngine.supportsPNGPalette)
+        for format in ImageFormat.allCases {
+            #expect(wc_vips_has_operation(EncoderCapabilities.saverName(format)) == 1)
+        }
+        #expect(wc_vips_has_operation("nosuchsave_buffer") == 0)
     }
 
     @Test(arguments: ImageFormat.allCases)
