@@ -1,6 +1,162 @@
+/*
+ * warmcache_vips.h — fixed-argument wrappers around libvips' variadic C API.
+ *
+ * Swift cannot call C variadic functions such as vips_thumbnail_buffer(..., NULL), so every
+ * libvips call WarmCache needs is wrapped here with plain, fixed arguments. This header does
+ * not include glib or vips headers: images are an opaque `WCImage` pointer and every other
+ * argument is a plain C type, so Swift never needs the glib headers.
+ *
+ * Conventions:
+ *  - Functions returning `int` return 0 on success and -1 on failure; on failure libvips has
+ *    written a message to its error buffer (read it with wc_error_take()).
+ *  - Functions producing an image write a new reference to `*out`; release it with wc_unref().
+ *    Input images are never consumed.
+ *  - Buffers returned by the library are released with wc_free().
+ */
 #ifndef WARMCACHE_VIPS_H
 #define WARMCACHE_VIPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
 struct _VipsImage;
 typedef struct _VipsImage WCImage;
+
+/* MARK: Runtime */
+
+/** Initialises libvips exactly once per process (thread-safe); returns 0 on success.
+ *  Also silences libvips warnings on stderr (like VIPS_WARNING=0). */
 int wc_vips_init(void);
+/** Threads per libvips pipeline and operation-cache limits (process-wide settings). */
+void wc_vips_configure(int threads_per_image, int cache_max_operations, size_t cache_max_bytes,
+                       int cache_max_files);
+/** The libvips version as "major.minor.micro" (static string). */
+const char *wc_vips_version(void);
+/** 1 if an operation with this nickname (e.g. "heifsave_buffer") exists in this libvips. */
+int wc_vips_has_operation(const char *nickname);
+/** Limits glibc malloc arenas (fewer arenas: less fragmentation under many threads); a no-op
+ *  on other C libraries. */
+void wc_limit_malloc_arenas(int arenas);
+
+/** Copies and clears libvips' error buffer (process-wide); release with wc_free(). Never NULL. */
+char *wc_error_take(void);
+/** Releases a buffer returned by this library. */
+void wc_free(void *pointer);
+/** Releases an image reference (NULL is ignored). */
+void wc_unref(WCImage *image);
+
+/* MARK: Image properties */
+
+enum {
+    WC_SPACE_OTHER = 0, WC_SPACE_SRGB = 1, WC_SPACE_BW = 2, WC_SPACE_RGB16 = 3, WC_SPACE_GREY16 = 4,
+    WC_SPACE_CMYK = 5
+};
+
+int wc_image_width(const WCImage *image);
+int wc_image_height(const WCImage *image);
+int wc_image_bands(const WCImage *image);
+int wc_image_has_alpha(WCImage *image);
+/** One of the WC_SPACE_* values. */
+int wc_image_space(const WCImage *image);
+/** 1 if pixels are 8-bit unsigned. */
+int wc_image_is_uchar(const WCImage *image);
+int wc_image_has_icc(const WCImage *image);
+/** Number of pages (frames) the file holds, 1 for a still image. */
+int wc_image_pages(WCImage *image);
+/** EXIF orientation 1–8 (1 when absent). */
+int wc_image_orientation(WCImage *image);
+/** 1 if the image carries this metadata field (e.g. "exif-data", "xmp-data"). */
+int wc_image_has_field(const WCImage *image, const char *name);
+
+/* MARK: Loading */
+
+enum { WC_FAIL_ON_NONE = 0, WC_FAIL_ON_TRUNCATED = 1, WC_FAIL_ON_ERROR = 2, WC_FAIL_ON_WARNING = 3 };
+
+/** The loader libvips would use for these bytes (e.g. "VipsForeignLoadJpegBuffer"), or NULL. */
+const char *wc_find_loader(const void *data, size_t length);
+
+/** Opens an image lazily: reads the header only. The bytes must outlive the image. */
+int wc_open_header(const void *data, size_t length, int fail_on, WCImage **out);
+/** "av1", "hevc", ... for HEIF files (copy into `buffer`), 0 on success, -1 if absent. */
+int wc_heif_compression(WCImage *image, char *buffer, size_t capacity);
+
+/** Decodes and sizes in one pass: shrink-on-load to exactly width x height (after applying the
+ *  EXIF orientation), first page only. `export_profile` ("srgb") converts images with an
+ *  embedded profile; NULL keeps them in their own profile's space. CMYK always becomes RGB. */
+int wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on,
+                 const char *export_profile, WCImage **out);
+
+/** Fully decodes the first page (used to check outputs). */
+int wc_load(const void *data, size_t length, WCImage **out);
+
+/* MARK: Geometry and colour */
+
+int wc_resize(WCImage *in, double hscale, double vscale, WCImage **out);
+int wc_crop(WCImage *in, int left, int top, int width, int height, WCImage **out);
+enum { WC_INTERESTING_ATTENTION = 0, WC_INTERESTING_ENTROPY = 1 };
+int wc_smartcrop(WCImage *in, int width, int height, int interesting, WCImage **out);
+/** Places `in` at (x, y) on a width x height canvas filled with `background` (one value per band). */
+int wc_embed(WCImage *in, int x, int y, int width, int height, const double *background, int count,
+             WCImage **out);
+/** Composites the alpha band onto `background` (one value per colour band) and drops alpha. */
+int wc_flatten(WCImage *in, const double *background, int count, WCImage **out);
+/** Converts to WC_SPACE_SRGB, WC_SPACE_BW, WC_SPACE_RGB16 or WC_SPACE_GREY16. */
+int wc_colourspace(WCImage *in, int space, WCImage **out);
+int wc_cast_uchar(WCImage *in, WCImage **out);
+/** Appends an opaque alpha band (255). */
+int wc_add_alpha(WCImage *in, WCImage **out);
+/** Gaussian blur; images with alpha are blurred premultiplied so edges keep their colour. */
+int wc_gaussblur(WCImage *in, double sigma, WCImage **out);
+/** Multiplies the alpha by an 8-bit coverage mask of the image's size (adds alpha if absent). */
+int wc_apply_alpha_mask(WCImage *in, const uint8_t *mask, int width, int height, WCImage **out);
+
+/* MARK: Memory and metadata */
+
+/** Computes the pipeline into memory so it can be read (encoded) many times. NULL on failure. */
+WCImage *wc_copy_memory(WCImage *in);
+/** A copy without any metadata (EXIF, XMP, IPTC, orientation, comments, ...); the ICC profile
+ *  survives when keep_icc is 1. */
+int wc_strip_metadata(WCImage *in, int keep_icc, WCImage **out);
+/** Writes 8-bit sRGB RGBA pixels (grey and alpha-less images converted); release with wc_free. */
+uint8_t *wc_write_rgba8(WCImage *in, size_t *length);
+
+/* MARK: Encoding */
+
+enum { WC_SUBSAMPLE_AUTO = 0, WC_SUBSAMPLE_ON = 1, WC_SUBSAMPLE_OFF = 2 };
+
+/** Encoder settings; each saver reads the fields that apply to it. */
+typedef struct {
+    int quality;         /* 1–100 */
+    int effort;          /* format-specific effort / compression level */
+    int lossless;        /* 0 / 1 */
+    int interlace;       /* progressive JPEG, interlaced PNG and GIF */
+    int subsample;       /* WC_SUBSAMPLE_* (JPEG, HEIF) */
+    int smart_subsample; /* WebP sharp YUV */
+    int palette;         /* PNG palette quantisation */
+    int strip;           /* drop all metadata */
+} WCSaveOptions;
+
+int wc_save_jpeg(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
+int wc_save_png(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
+int wc_save_webp(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
+/** HEIF container: av1 = 1 writes AVIF (AV1, 8-bit), av1 = 0 writes HEIC (HEVC, 8-bit). */
+int wc_save_heif(WCImage *in, const WCSaveOptions *options, int av1, void **data, size_t *length);
+int wc_save_jxl(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
+int wc_save_gif(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
+
+/* MARK: Fixture helpers (tests and benchmarks build inputs with these) */
+
+/** An image from 8-bit interleaved pixels (1–4 bands; grey for 1–2 bands, sRGB for 3–4). */
+WCImage *wc_image_from_pixels(const uint8_t *pixels, int width, int height, int bands);
+/** A copy with an integer metadata field set (e.g. "orientation", "page-height"). */
+int wc_set_int(WCImage *in, const char *name, int value, WCImage **out);
+/** A copy with a string metadata field set (e.g. "exif-ifd0-Artist"). */
+int wc_set_string(WCImage *in, const char *name, const char *value, WCImage **out);
+/** Transforms sRGB pixels to a built-in profile ("p3", "cmyk") and embeds that profile. */
+int wc_icc_transform(WCImage *in, const char *profile, WCImage **out);
+/** Stacks images vertically (frames of an animation when "page-height" is set). */
+int wc_join_vertical(WCImage **images, int count, WCImage **out);
+/** Reads the pixel at (x, y) into `values` (up to `capacity` bands); returns the band count or -1. */
+int wc_getpoint(WCImage *in, int x, int y, double *values, int capacity);
+
 #endif

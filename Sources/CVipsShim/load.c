@@ -1,0 +1,68 @@
+/* Loading: format sniffing, header-only opening, shrink-on-load decoding. */
+#include <vips/vips.h>
+#include "warmcache_vips.h"
+
+static VipsFailOn
+fail_on_level(int level)
+{
+    switch (level) {
+    case WC_FAIL_ON_TRUNCATED: return VIPS_FAIL_ON_TRUNCATED;
+    case WC_FAIL_ON_ERROR: return VIPS_FAIL_ON_ERROR;
+    case WC_FAIL_ON_WARNING: return VIPS_FAIL_ON_WARNING;
+    default: return VIPS_FAIL_ON_NONE;
+    }
+}
+
+const char *
+wc_find_loader(const void *data, size_t length)
+{
+    const char *loader = vips_foreign_find_load_buffer(data, length);
+    if (!loader)
+        vips_error_clear();
+    return loader;
+}
+
+int
+wc_open_header(const void *data, size_t length, int fail_on, WCImage **out)
+{
+    *out = vips_image_new_from_buffer(data, length, "", "fail_on", fail_on_level(fail_on), NULL);
+    return *out ? 0 : -1;
+}
+
+/* Loader options for a fail level. thumbnail_buffer in 8.14 does not forward its own fail_on
+ * option to the loader, so strictness travels in the loader's option string instead. */
+static const char *
+loader_options(int level)
+{
+    switch (level) {
+    case WC_FAIL_ON_TRUNCATED: return "[fail_on=truncated]";
+    case WC_FAIL_ON_ERROR: return "[fail_on=error]";
+    case WC_FAIL_ON_WARNING: return "[fail_on=warning]";
+    default: return "";
+    }
+}
+
+int
+wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on,
+             const char *export_profile, WCImage **out)
+{
+    /* thumbnail_buffer only reads the buffer; its prototype lacks the const. */
+    void *bytes = (void *) data;
+    if (export_profile)
+        return vips_thumbnail_buffer(bytes, length, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                     "option_string", loader_options(fail_on), "export_profile", export_profile,
+                                     NULL);
+    return vips_thumbnail_buffer(bytes, length, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                                 "option_string", loader_options(fail_on), NULL);
+}
+
+int
+wc_load(const void *data, size_t length, WCImage **out)
+{
+    VipsImage *lazy = vips_image_new_from_buffer(data, length, "", NULL);
+    if (!lazy)
+        return -1;
+    *out = vips_image_copy_memory(lazy);
+    g_object_unref(lazy);
+    return *out ? 0 : -1;
+}

@@ -1,0 +1,47 @@
+/* Materialising pipelines, metadata removal, raw pixel access. */
+#include <string.h>
+#include <vips/vips.h>
+#include "warmcache_vips.h"
+
+WCImage *
+wc_copy_memory(WCImage *in)
+{
+    return vips_image_copy_memory(in);
+}
+
+int
+wc_strip_metadata(WCImage *in, int keep_icc, WCImage **out)
+{
+    /* Work on a copy: the input may be shared by other variants. */
+    if (vips_copy(in, out, NULL))
+        return -1;
+    gchar **fields = vips_image_get_fields(*out);
+    for (int i = 0; fields[i]; i++) {
+        if (keep_icc && strcmp(fields[i], VIPS_META_ICC_NAME) == 0)
+            continue;
+        /* Header fields (width, bands, ...) are not metadata; removing them is a no-op. */
+        vips_image_remove(*out, fields[i]);
+    }
+    g_strfreev(fields);
+    return 0;
+}
+
+uint8_t *
+wc_write_rgba8(WCImage *in, size_t *length)
+{
+    VipsImage *context = vips_image_new();
+    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 3);
+    uint8_t *pixels = NULL;
+    if (vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL) == 0 &&
+        vips_cast_uchar(t[0], &t[1], NULL) == 0) {
+        VipsImage *rgba = t[1];
+        if (vips_image_get_bands(rgba) == 3 && vips_bandjoin_const1(rgba, &t[2], 255.0, NULL) == 0)
+            rgba = t[2];
+        if (vips_image_get_bands(rgba) == 4)
+            pixels = vips_image_write_to_memory(rgba, length);
+        else
+            vips_error("warmcache", "cannot convert a %d-band image to RGBA", vips_image_get_bands(rgba));
+    }
+    g_object_unref(context);
+    return pixels;
+}

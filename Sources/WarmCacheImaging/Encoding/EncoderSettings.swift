@@ -1,0 +1,77 @@
+import CVipsShim
+import WarmCache
+
+/// The concrete encoder settings for one variant: the spec's explicit choices, the engine's
+/// defaults for the rest, clamped to what each encoder accepts.
+struct EncoderSettings: Hashable, Sendable {
+    /// JPEG / HEIF chroma subsampling mode.
+    enum Subsampling: Hashable, Sendable {
+        /// libvips decides (JPEG: 4:2:0 below quality 90).
+        case auto
+        /// Always 4:2:0.
+        case on
+        /// Full-resolution chroma (4:4:4).
+        case off
+    }
+
+    var format: ImageFormat
+    var quality: Int
+    var effort: Int
+    var lossless: Bool
+    var progressive: Bool
+    var subsampling: Subsampling
+    var palette: Bool
+    var keepICCProfile: Bool
+
+    /// Valid effort per format: WebP 0–6, AVIF/HEIC 0–9, JPEG XL 3–9 (libvips 8.14), PNG (zlib level) 0–9,
+    /// GIF 1–10. JPEG has no effort setting.
+    static let effortRange: [ImageFormat: ClosedRange<Int>] = [
+        .webp: 0...6, .avif: 0...9, .heic: 0...9, .jxl: 3...9, .png: 0...9, .gif: 1...10, .jpeg: 0...0,
+    ]
+
+    static func resolve(_ spec: VariantSpec, defaults: EncoderDefaults) -> EncoderSettings {
+        let format = spec.format
+        let options = spec.options
+        let range = effortRange[format] ?? 0...0
+        let effort = options.effort ?? defaults.effort[format] ?? range.lowerBound
+        // PNG's quality drives palette quantisation; 100 keeps as many colours as possible.
+        let quality = spec.quality ?? defaults.quality[format] ?? 100
+        let subsampling: Subsampling = switch options.chromaSubsampling {
+        case .some(true): .on
+        case .some(false): .off
+        case .none: .auto
+        }
+        return EncoderSettings(
+            format: format,
+            quality: min(100, max(1, quality)),
+            effort: min(range.upperBound, max(range.lowerBound, effort)),
+            lossless: options.lossless ?? false,
+            progressive: options.progressive ?? defaults.progressive,
+            subsampling: subsampling,
+            palette: options.palette ?? false,
+            keepICCProfile: options.keepICCProfile ?? false)
+    }
+
+    /// The shim's option block. Metadata is stripped by the encoder unless the ICC profile is
+    /// kept, in which case the image reaching the encoder carries nothing else.
+    var saveOptions: WCSaveOptions {
+        WCSaveOptions(
+            quality: Int32(quality),
+            effort: Int32(effort),
+            lossless: lossless ? 1 : 0,
+            interlace: progressive ? 1 : 0,
+            subsample: subsampleMode,
+            // Lossy WebP is always 4:2:0; asking for no subsampling turns on sharp RGB->YUV instead.
+            smart_subsample: subsampling == .off ? 1 : 0,
+            palette: palette ? 1 : 0,
+            strip: keepICCProfile ? 0 : 1)
+    }
+
+    private var subsampleMode: Int32 {
+        switch subsampling {
+        case .auto: Int32(WC_SUBSAMPLE_AUTO)
+        case .on: Int32(WC_SUBSAMPLE_ON)
+        case .off: Int32(WC_SUBSAMPLE_OFF)
+        }
+    }
+}

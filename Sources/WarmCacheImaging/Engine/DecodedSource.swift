@@ -1,0 +1,61 @@
+import Foundation
+import WarmCache
+
+/// An opened source: its header is read and checked against the limits; its pixels are
+/// decoded by each render call (once per call, however many variants it asks for).
+///
+/// A value type holding the encoded bytes, so it can be handed to another task.
+public struct DecodedSource: Sendable {
+    /// The name given to ``ImagingEngine/open(_:name:)``, used in errors.
+    public let name: String
+    public let info: SourceImageInfo
+    /// The encoded source.
+    public let bytes: Data
+    let engine: ImagingEngine
+
+    init(name: String, info: SourceImageInfo, bytes: Data, engine: ImagingEngine) {
+        self.name = name
+        self.info = info
+        self.bytes = bytes
+        self.engine = engine
+    }
+
+    /// Renders every spec from one decode of the source.
+    ///
+    /// The source is shrunk-on-load to the largest size any spec needs and kept in memory;
+    /// every variant is resampled from that copy (a cascade), and specs that differ only in
+    /// encoding share their pixels. Variants come back in the order of `specs`.
+    ///
+    /// Output is deterministic: the same source, configuration and specs always give the same
+    /// bytes, whatever runs concurrently. With the cascade, a variant's pixels depend on the
+    /// largest size rendered in the same call; set ``ImagingConfiguration/cascade`` to `false`
+    /// to make each variant depend on its own spec only.
+    public func render(_ specs: [VariantSpec]) throws(ImagingError) -> [EncodedVariant] {
+        try render(specs, placeholder: []).variants
+    }
+
+    /// Renders every spec and the requested placeholders from one decode of the source.
+    ///
+    /// The placeholder's thumbnail is resampled from a decode made for the variants when one is
+    /// large enough, so asking for it never changes the variants' bytes.
+    public func render(_ specs: [VariantSpec], placeholder kinds: PlaceholderKinds) throws(ImagingError)
+        -> RenderedSource {
+        let thumbnail = kinds.isEmpty ? nil : PlaceholderRenderer.thumbnailSize(for: info.pixelSize)
+        let plan = try RenderPlan.make(specs, source: info, name: name, configuration: engine.configuration,
+                                       capabilities: engine.capabilities, placeholderSize: thumbnail)
+        let result: Result<RenderedSource, ImagingError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(ImagingError) in
+                let decoder = SourceDecoder(bytes: buffer, name: name, failOn: engine.failLevel)
+                let renderer = VariantRenderer(plan: plan, source: info, name: name, decoder: decoder)
+                let placeholder = try renderer.placeholder(kinds)
+                return RenderedSource(variants: try renderer.renderAll(), placeholder: placeholder)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Computes the requested placeholders from a tiny (at most 100x100) decode of the source.
+    public func placeholder(_ kinds: PlaceholderKinds) throws(ImagingError) -> ImagePlaceholder {
+        try render([], placeholder: kinds).placeholder
+    }
+}

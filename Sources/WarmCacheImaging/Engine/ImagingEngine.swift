@@ -1,0 +1,69 @@
+import CVipsShim
+import Foundation
+import WarmCache
+
+/// The pixel core of the builder: opens sources, renders variants and placeholders.
+///
+/// ```swift
+/// let engine = try ImagingEngine()
+/// let source = try engine.open(bytes, name: "https://example.com/cat.jpg")
+/// let specs = requests.map { $0.resolve(sourceHasAlpha: source.info.hasAlpha) }
+/// let variants = try source.render(specs)
+/// ```
+///
+/// An engine is immutable and `Sendable`: share one across tasks and render many sources at
+/// once. Each render is synchronous CPU work on the calling thread, with `threadsPerImage`
+/// libvips helper threads (1 by default).
+public final class ImagingEngine: Sendable {
+    public let configuration: ImagingConfiguration
+    let capabilities: EncoderCapabilities
+
+    /// Initialises libvips (once per process) and applies the configuration's process-wide
+    /// settings: operation cache off, threads per image, optional malloc arena limit.
+    public init(configuration: ImagingConfiguration = ImagingConfiguration()) throws(ImagingError) {
+        try VipsRuntime.start(configuration)
+        self.configuration = configuration
+        self.capabilities = VipsRuntime.capabilities
+    }
+
+    /// The output formats this libvips build can encode (probed once per process).
+    public static func availableFormats() -> Set<ImageFormat> {
+        VipsRuntime.isInitialised ? VipsRuntime.capabilities.formats : []
+    }
+
+    /// Whether PNG palette quantisation is available (libvips built with libimagequant).
+    public static var supportsPNGPalette: Bool {
+        VipsRuntime.isInitialised && VipsRuntime.capabilities.pngPalette
+    }
+
+    /// The libvips version in use.
+    public static var libvipsVersion: String { VipsRuntime.version }
+
+    /// Reads a source's header: format, upright size, alpha, frames. Cheap: no pixel is decoded.
+    ///
+    /// Limits are enforced here, before any decoding: the byte count, the accepted input
+    /// formats, and the pixel count declared by the header (so a tiny file declaring a
+    /// gigapixel image is refused in microseconds).
+    ///
+    /// - Parameters:
+    ///   - bytes: the encoded image. It is kept (not copied) by the returned source.
+    ///   - name: names the source in errors (a URL or path).
+    public func open(_ bytes: Data, name: String) throws(ImagingError) -> DecodedSource {
+        guard bytes.count <= configuration.maxInputBytes else {
+            throw ImagingError(.tooManyBytes, source: name,
+                               message: "\(bytes.count) bytes exceeds the limit of \(configuration.maxInputBytes)")
+        }
+        let info = try HeaderReader.read(bytes, name: name, failOn: failLevel)
+        guard info.pixelSize.area <= configuration.maxPixels else {
+            throw ImagingError(.tooManyPixels, source: name,
+                               message: "\(info.pixelSize) is \(info.pixelSize.area) pixels, over the limit of "
+                                   + "\(configuration.maxPixels)")
+        }
+        return DecodedSource(name: name, info: info, bytes: bytes, engine: self)
+    }
+
+    /// The libvips `fail_on` level the configuration asks for.
+    var failLevel: Int32 {
+        configuration.failOnCorruptData ? Int32(WC_FAIL_ON_ERROR) : Int32(WC_FAIL_ON_NONE)
+    }
+}

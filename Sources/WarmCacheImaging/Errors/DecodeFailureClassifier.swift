@@ -1,0 +1,18 @@
+/// Tells a damaged file from other decode failures, by what libvips and its codecs report.
+///
+/// With `fail_on` set, libvips turns the codecs' complaints about missing or inconsistent data
+/// into errors; their wording is stable per codec (libjpeg, libpng/zlib, libwebp, libnsgif,
+/// libheif, libjxl, libtiff), and these phrases cover them.
+enum DecodeFailureClassifier {
+    static let damagePhrases = [
+        "truncated", "premature end", "unexpected end", "end of file", "eof", "corrupt", "crc",
+        "incorrect header", "invalid", "bad ", "not enough", "out of data", "read error", "short read",
+        "incomplete", "damaged", "too short", "extraneous", "unable to read", "error reading",
+        "data error", "stream error", "bitstream", "checksum",
+    ]
+
+    static func kind(of log: String) -> ImagingError.Kind {
+        let text = log.lowercased()
+        return damagePhrases.contains { text.contains($0) } ? .corruptOrTruncated : .decodeFailed
+    }
+}

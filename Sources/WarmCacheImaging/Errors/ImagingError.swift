@@ -1,0 +1,67 @@
+/// Everything that can go wrong turning one source into variants, with enough context to act
+/// on it: which source, what kind of failure, and what libvips said.
+///
+/// One bad image is always an `ImagingError` for that image, never a crash and never a
+/// failure of its neighbours.
+public struct ImagingError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// What kind of failure this is; callers branch on it (skip, retry, report).
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The bytes are not an image format the engine accepts as input.
+        case unsupportedFormat
+        /// The requested output format has no encoder in this libvips build.
+        case encoderUnavailable
+        /// The source (or a requested upscaled output) has more pixels than the configured maximum.
+        case tooManyPixels
+        /// The source is larger than the configured maximum number of bytes.
+        case tooManyBytes
+        /// The file is truncated or its data is corrupt.
+        case corruptOrTruncated
+        /// Decoding failed for another reason (an unsupported variant of the format, ...).
+        case decodeFailed
+        /// A variant's spec cannot be rendered (zero or negative box, scale or processor length).
+        case invalidRequest
+        /// Resizing or a processor failed.
+        case processingFailed
+        /// The encoder failed.
+        case encodeFailed
+        /// libvips could not be initialised.
+        case engineUnavailable
+    }
+
+    public var kind: Kind
+    /// The source's name as given to ``ImagingEngine/open(_:name:)`` (a URL or path).
+    public var source: String
+    /// A human explanation.
+    public var message: String
+    /// The text of libvips' error buffer, when libvips reported the failure.
+    public var libvipsMessage: String?
+
+    public init(_ kind: Kind, source: String, message: String, libvipsMessage: String? = nil) {
+        self.kind = kind
+        self.source = source
+        self.message = message
+        self.libvipsMessage = libvipsMessage.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    public var description: String {
+        var text = "\(source): \(kind.rawValue): \(message)"
+        if let libvipsMessage {
+            text += " (libvips: \(libvipsMessage.split(separator: "\n").joined(separator: "; ")))"
+        }
+        return text
+    }
+}
+
+extension ImagingError {
+    /// Wraps a failed libvips call.
+    init(_ kind: Kind, source: String, call: VipsCallError) {
+        self.init(kind, source: source, message: "\(call.operation) failed", libvipsMessage: call.log)
+    }
+
+    /// A decode failure, classified as corrupt/truncated data when libvips' message says so.
+    static func decode(source: String, call: VipsCallError) -> ImagingError {
+        let kind = DecodeFailureClassifier.kind(of: call.log)
+        let message = kind == .corruptOrTruncated ? "the image data is truncated or corrupt" : "decoding failed"
+        return ImagingError(kind, source: source, message: "\(message) (\(call.operation))", libvipsMessage: call.log)
+    }
+}

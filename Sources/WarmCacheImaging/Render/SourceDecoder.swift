@@ -1,0 +1,50 @@
+import CVipsShim
+
+/// Decodes a source once per render: shrink-on-load straight to the size needed, upright,
+/// converted to 8-bit sRGB (or 8-bit grey), computed into memory.
+///
+/// libvips' `thumbnail` does the heavy lifting: JPEG, WebP and HEIF decoders can shrink while
+/// decoding (a 6000 px JPEG decodes at 1/8 scale in a fraction of the time), EXIF orientation
+/// is applied, CMYK and profiled images are converted, and alpha is resampled premultiplied.
+/// Only the first frame of an animation or multi-page file is decoded.
+struct SourceDecoder {
+    /// The encoded source; valid for the decoder's lifetime.
+    let bytes: UnsafeRawBufferPointer
+    let name: String
+    let failOn: Int32
+
+    /// The source decoded at `size` (upright pixels) in `mode`'s colour space, in memory.
+    func decode(size: PixelSize, exportProfile: String?) throws(ImagingError) -> VipsImage {
+        guard let base = bytes.baseAddress else {
+            throw ImagingError(.decodeFailed, source: name, message: "empty input")
+        }
+        do {
+            let decoded = try VipsImage.make("thumbnail") { out in
+                if let exportProfile {
+                    return exportProfile.withCString {
+                        wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, $0, out)
+                    }
+                }
+                return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, out)
+            }
+            return try Self.normalised(decoded).copiedToMemory()
+        } catch {
+            throw ImagingError.decode(source: name, call: error)
+        }
+    }
+
+    /// 8-bit sRGB or 8-bit grey, alpha kept. `thumbnail` already converts most inputs; this
+    /// catches the rest (16-bit grey, Lab or scRGB TIFFs, float data).
+    static func normalised(_ image: VipsImage) throws(VipsCallError) -> VipsImage {
+        var image = image
+        switch image.space {
+        case .srgb, .bw:
+            break
+        case .grey16:
+            image = try image.converted(to: .bw)
+        case .rgb16, .cmyk, .other:
+            image = try image.converted(to: .srgb)
+        }
+        return image.isUChar ? image : try image.castToUChar()
+    }
+}

@@ -1,0 +1,96 @@
+import WarmCache
+
+/// Executes a ``RenderPlan`` for one source inside one render call.
+///
+/// Decodes each planned decode once, derives every recipe's pixels from its decode, and keeps
+/// decodes and shared recipe pixels in memory only while something still needs them.
+final class VariantRenderer {
+    private let plan: RenderPlan
+    private let source: SourceImageInfo
+    private let name: String
+    private let decoder: SourceDecoder
+    private var decodes: [RenderPlan.Decode: VipsImage] = [:]
+    private var decodeUsesLeft: [RenderPlan.Decode: Int]
+
+    init(plan: RenderPlan, source: SourceImageInfo, name: String, decoder: SourceDecoder) {
+        self.plan = plan
+        self.source = source
+        self.name = name
+        self.decoder = decoder
+        self.decodeUsesLeft = plan.decodeUses
+    }
+
+    /// The requested placeholders, or an empty one if the plan has none.
+    func placeholder(_ kinds: PlaceholderKinds) throws(ImagingError) -> ImagePlaceholder {
+        guard let decode = plan.placeholderDecode else { return ImagePlaceholder() }
+        let base = try decoded(decode)
+        defer { release(decode) }
+        return try PlaceholderRenderer.make(kinds, from: base,
+                                            thumbnailSize: PlaceholderRenderer.thumbnailSize(for: source.pixelSize),
+                                            name: name)
+    }
+
+    /// Every planned variant, encoded, in plan order.
+    func renderAll() throws(ImagingError) -> [EncodedVariant] {
+        var recipeUsesLeft = plan.recipeUses
+        var shared: [PixelRecipe: VipsImage] = [:]
+        var encoded: [EncodedVariant] = []
+        encoded.reserveCapacity(plan.variants.count)
+        for variant in plan.variants {
+            let recipe = variant.recipe
+            let pixels: VipsImage
+            if let cached = shared[recipe] {
+                pixels = cached
+            } else {
+                pixels = try render(recipe, shared: (recipeUsesLeft[recipe] ?? 0) > 1)
+                shared[recipe] = pixels
+            }
+            recipeUsesLeft[recipe, default: 1] -= 1
+            if recipeUsesLeft[recipe] == 0 { shared[recipe] = nil }
+            encoded.append(try VariantFinisher.finish(pixels, variant: variant, name: name))
+        }
+        return encoded
+    }
+
+    /// A decode, computed on first use.
+    private func decoded(_ decode: RenderPlan.Decode) throws(ImagingError) -> VipsImage {
+        if let image = decodes[decode] { return image }
+        let image = try decoder.decode(size: decode.size, exportProfile: decode.colour.exportProfile(for: source))
+        decodes[decode] = image
+        return image
+    }
+
+    /// Marks one use of a decode done; the last use frees it (images derived from it keep
+    /// their own reference while they are still being encoded).
+    private func release(_ decode: RenderPlan.Decode) {
+        decodeUsesLeft[decode, default: 1] -= 1
+        if decodeUsesLeft[decode] == 0 { decodes[decode] = nil }
+    }
+
+    /// Sizes, finishes and processes one recipe; computed into memory when several encodes read it.
+    private func render(_ recipe: PixelRecipe, shared: Bool) throws(ImagingError) -> VipsImage {
+        guard let decode = plan.decodeOf[recipe] else {
+            throw ImagingError(.processingFailed, source: name, message: "no decode planned for a variant")
+        }
+        let base = try decoded(decode)
+        defer { release(decode) }
+        do {
+            var image = try base.resized(to: recipe.fit.scaled)
+            switch recipe.fit.finish {
+            case .none:
+                break
+            case .crop(let rect):
+                image = try image.cropped(to: rect)
+            case .smartCrop(let size, let strategy):
+                image = try image.smartCropped(to: size, strategy: strategy)
+            case .embed(let canvas, let origin):
+                let prepared = try ColourFill.prepare(image, for: recipe.padding ?? .transparent, withAlpha: true)
+                image = try prepared.image.embedded(in: canvas, at: origin, background: prepared.values)
+            }
+            image = try ProcessorApplication.apply(recipe.processors, to: image)
+            return shared ? try image.copiedToMemory() : image
+        } catch {
+            throw ImagingError(.processingFailed, source: name, call: error)
+        }
+    }
+}

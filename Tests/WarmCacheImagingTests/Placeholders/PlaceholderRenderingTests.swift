@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+import WarmCache
+@testable import WarmCacheImaging
+
+/// Placeholders computed by the engine from real images.
+@Suite struct PlaceholderRenderingTests {
+    @Test func allKindsFromAPhoto() throws {
+        let source = try Fixtures.engine.open(Fixtures.example("chelsea.png"), name: "chelsea.png")
+        let placeholder = try source.placeholder(.all)
+        let thumbHash = try #require(placeholder.thumbHash)
+        let blurHash = try #require(placeholder.blurHash)
+        let average = try #require(placeholder.averageColor)
+        #expect(thumbHash.count <= 25)
+        let ratio = try #require(ThumbHash.aspectRatio(of: thumbHash))
+        #expect(abs(ratio - 451.0 / 300) < 0.3)
+        #expect(blurHash.count == 28)
+        #expect(BlurHash.averageColor(of: blurHash) == average)
+        let thumbAverage = try #require(ThumbHash.averageColor(of: thumbHash))
+        // ThumbHash averages gamma-encoded values, BlurHash and averageColor linear light: close, not equal.
+        #expect(abs(Int(thumbAverage.red) - Int(average.red)) < 30)
+        #expect(average.alpha == 255)
+    }
+
+    @Test func onlyTheRequestedKinds() throws {
+        let source = try Fixtures.engine.open(Fixtures.example("rocket.jpg"), name: "rocket.jpg")
+        let placeholder = try source.placeholder(.averageColor)
+        #expect(placeholder.averageColor != nil && placeholder.thumbHash == nil && placeholder.blurHash == nil)
+        #expect(try source.placeholder([]).isEmpty)
+    }
+
+    @Test func portraitImagesUseThreeByFourComponents() throws {
+        let portrait = try Fixtures.encode(Fixtures.gradient(width: 60, height: 120), as: .png)
+        let placeholder = try Fixtures.engine.open(portrait, name: "portrait").placeholder(.blurHash)
+        let hash = try #require(placeholder.blurHash)
+        #expect(hash.first == Base83.alphabet[(3 - 1) + (4 - 1) * 9])
+    }
+
+    @Test func transparentImagesKeepAlphaInThumbHashAndAverage() throws {
+        let source = try Fixtures.engine.open(FormatTests.withAlpha, name: "alpha.png")
+        let placeholder = try source.placeholder(.all)
+        let average = try #require(placeholder.averageColor)
+        #expect(abs(Int(average.alpha) - 128) < 4)
+        #expect(average.red > 150)
+        let thumbHash = try #require(placeholder.thumbHash)
+        let thumbAverage = try #require(ThumbHash.averageRGBA(of: thumbHash))
+        #expect(abs(thumbAverage.alpha - 0.5) < 0.1)
+    }
+
+    @Test func renderWithPlaceholderMatchesTheSeparateCall() throws {
+        let source = try Fixtures.engine.open(Fixtures.example("coffee.png"), name: "coffee.png")
+        let combined = try source.render([VariantSpec(width: 300, height: nil, format: .jpeg)], placeholder: .all)
+        #expect(combined.variants.count == 1)
+        let separate = try source.placeholder(.all)
+        // Resampled from the 300 px decode rather than decoded straight to 100 px: nearly equal.
+        let a = try #require(combined.placeholder.averageColor)
+        let b = try #require(separate.averageColor)
+        #expect(abs(Int(a.red) - Int(b.red)) <= 3 && abs(Int(a.green) - Int(b.green)) <= 3 && abs(Int(a.blue) - Int(b.blue)) <= 3)
+        #expect(combined.placeholder.blurHash?.count == separate.blurHash?.count)
+    }
+}
