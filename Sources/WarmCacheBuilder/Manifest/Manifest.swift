@@ -46,6 +46,9 @@ struct ManifestImageEntry {
     var overrides = ManifestVariantSettings()
     /// The entry's first line (the `-` item).
     var location: ManifestLocation
+    /// Whether the entry had unknown keys (already reported); a misspelt `presets` then does
+    /// not also report "no variants".
+    var hadUnknownKeys = false
 
     /// Whether the entry describes a variant of its own (it sets a box), rather than only
     /// adjusting its presets.

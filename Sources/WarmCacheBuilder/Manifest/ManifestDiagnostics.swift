@@ -45,16 +45,15 @@ final class ManifestDiagnostics {
         return ordered.flatMap { [$0.element.primary] + $0.element.notes }
     }
 
-    /// Warnings (with their notes) only; what a successful load hands back in ``WarmPlan/warnings``.
-    var warnings: [ManifestDiagnostic] {
+    /// The diagnostics of one severity, each followed by its notes, in file order. A failed
+    /// load reports its errors only (warnings often follow from an error, such as a preset
+    /// "not used" because its one reference is misspelt); a successful one hands back its warnings.
+    func sorted(_ severity: ManifestDiagnostic.Severity) -> [ManifestDiagnostic] {
         var result: [ManifestDiagnostic] = []
-        var inWarning = false
+        var keep = false
         for diagnostic in sorted {
-            switch diagnostic.severity {
-            case .warning: inWarning = true; result.append(diagnostic)
-            case .note: if inWarning { result.append(diagnostic) }
-            case .error: inWarning = false
-            }
+            if diagnostic.severity != .note { keep = diagnostic.severity == severity }
+            if keep { result.append(diagnostic) }
         }
         return result
     }

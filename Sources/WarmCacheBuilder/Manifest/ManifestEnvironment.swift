@@ -38,7 +38,7 @@ struct ManifestEnvironment {
                 continue
             }
             guard let close = scalars[(index + 2)...].firstIndex(of: "}") else {
-                problems.append(Problem(kind: .malformed(reason: "'${' is not closed by '}'"), offset: index))
+                problems.append(Problem(kind: .malformed(reason: "unclosed '${' (add the closing '}')"), offset: index))
                 break
             }
             let body = String(String.UnicodeScalarView(scalars[(index + 2)..<close]))
@@ -67,8 +67,8 @@ struct ManifestEnvironment {
             fallback = nil
         }
         guard Self.isValidName(name) else {
-            return .failure(.malformed(reason: "'${\(name)}' is not a valid variable name"
-                                       + " (letters, digits and '_', not starting with a digit)"))
+            return .failure(.malformed(reason: "invalid variable name '\(name)' (names use letters, digits and '_',"
+                                       + " and do not start with a digit)"))
         }
         if let fallback {
             let value = variables[name] ?? ""

@@ -4,10 +4,10 @@ import Foundation
 ///
 /// The loader does not stop at the first problem: a manifest with a misspelt preset, a bad
 /// URL and a missing file reports all three. ``description`` prints one compiler-style line per
-/// diagnostic (errors, then the notes that belong to them), in file order.
+/// diagnostic, in file order, each error followed by its notes. Warnings are not included:
+/// they come with the plan once the errors are fixed (``WarmPlan/warnings``).
 public struct ManifestError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    /// The problems, sorted by file, line and column; each note follows the diagnostic it explains.
-    /// Contains at least one ``ManifestDiagnostic/Severity/error``.
+    /// The errors, sorted by file, line and column; each note follows the error it explains.
     public var diagnostics: [ManifestDiagnostic]
 
     public init(diagnostics: [ManifestDiagnostic]) {

@@ -39,16 +39,16 @@ public struct ManifestLoader: Sendable {
         let diagnostics = ManifestDiagnostics()
         let reader = ManifestNodeReader(file: file.path, diagnostics: diagnostics)
         guard let root = compose(yaml, reader: reader) else {
-            throw ManifestError(diagnostics: diagnostics.sorted)
+            throw ManifestError(diagnostics: diagnostics.sorted(.error))
         }
         let parser = ManifestParser(reader: reader, environment: ManifestEnvironment(variables: environment),
                                     sourceLines: yaml.split(separator: "\n", omittingEmptySubsequences: false))
         let manifest = parser.parse(root: root)
         let plan = PlanBuilder(manifest: manifest, manifestURL: file, diagnostics: diagnostics).build()
         guard var plan, !diagnostics.hasErrors else {
-            throw ManifestError(diagnostics: diagnostics.sorted)
+            throw ManifestError(diagnostics: diagnostics.sorted(.error))
         }
-        plan.warnings = diagnostics.warnings
+        plan.warnings = diagnostics.sorted(.warning)
         return plan
     }
 

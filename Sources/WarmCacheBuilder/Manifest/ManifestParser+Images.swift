@@ -19,6 +19,7 @@ extension ManifestParser {
                                        misplaced: ManifestKeys.imageMisplaced)
         var sources: [(field: ManifestField, source: ManifestImageEntry.Source?)] = []
         var entry = ManifestImageEntry(source: .urls([]), location: location)
+        entry.hadUnknownKeys = known.count < fields.count
         for field in known {
             switch field.key {
             case "url": sources.append((field, substitutionFreeString(field.value, what: "'url'").map { .url($0) }))

@@ -155,7 +155,7 @@ struct ManifestParser {
                     diagnostics.error("environment variable '\(name)' is not set (used in \(what)); set it, or"
                                       + " give a default with '${\(name):-default}'", at: location)
                 case .malformed(let reason):
-                    diagnostics.error("\(reason) in \(what) (write '$$' for a literal '$')", at: location)
+                    diagnostics.error("\(what): \(reason); write '$$' for a literal '$'", at: location)
                 }
             }
             return nil

@@ -73,6 +73,7 @@ struct PlanBuilder {
             return requests.map { PlannedVariant(preset: PlannedVariant.entryPreset, request: $0) }
         }
         guard let names = entry.presets ?? manifest.defaultPresets else {
+            if entry.hadUnknownKeys { return [] }
             diagnostics.error("image entry has no variants: list 'presets' (or set 'defaults.presets'), or give the"
                               + " entry its own 'width'/'height'", at: entry.location)
             return []
