@@ -97,6 +97,11 @@ import WarmCacheImaging
         #expect(summary.remoteSourceCount == 0)
         #expect(summary.variantCount == plan.sources.reduce(0) { $0 + $1.variants.count })
         #expect(summary.variantsByPreset["(entry)"] == 1)
-        #expect(summary.description.hasPrefix("5 sources (0 remote, 5 local), \(summary.variantCount) variants"))
+        // The same text docs/manifest.md shows.
+        #expect(summary.description == """
+        5 sources (0 remote, 5 local), 48 variants
+          formats: auto 3, avif 4, jpeg 17, png 6, webp 18
+          presets: (entry) 1, avatar 12, badge 3, card 12, hero 8, thumb 12
+        """)
     }
 }
