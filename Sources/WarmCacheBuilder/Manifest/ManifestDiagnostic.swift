@@ -5,25 +5,13 @@
 /// Editors and CI log viewers turn such lines into links. Messages never contain the value of
 /// a header or of an environment variable: only names.
 public struct ManifestDiagnostic: Hashable, Sendable, Encodable, CustomStringConvertible {
-    public enum Severity: String, Hashable, Sendable, Encodable, Comparable {
+    public enum Severity: String, Hashable, Sendable, Encodable {
         /// The manifest cannot be used until this is fixed.
         case error
         /// The manifest works, but probably not as its author meant.
         case warning
         /// Extra context for the diagnostic just before it (for example where a duplicate was first listed).
         case note
-
-        public static func < (lhs: Severity, rhs: Severity) -> Bool {
-            lhs.rank < rhs.rank
-        }
-
-        private var rank: Int {
-            switch self {
-            case .error: return 0
-            case .warning: return 1
-            case .note: return 2
-            }
-        }
     }
 
     public var severity: Severity

@@ -42,7 +42,7 @@ public struct ManifestLoader: Sendable {
             throw ManifestError(diagnostics: diagnostics.sorted(.error))
         }
         let parser = ManifestParser(reader: reader, environment: ManifestEnvironment(variables: environment),
-                                    sourceLines: yaml.split(separator: "\n", omittingEmptySubsequences: false))
+                                    sourceLines: yaml.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline))
         let manifest = parser.parse(root: root)
         let plan = PlanBuilder(manifest: manifest, manifestURL: file, diagnostics: diagnostics).build()
         guard var plan, !diagnostics.hasErrors else {
@@ -87,7 +87,7 @@ public struct ManifestLoader: Sendable {
                     ctx.mark.line, ctx.mark.column)
         case .reader(let problem, let offset, _, _):
             let prefix = offset.map { yaml.prefix($0) } ?? ""
-            let line = prefix.split(separator: "\n", omittingEmptySubsequences: false)
+            let line = prefix.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             return ("cannot read the manifest: \(problem)", line.count, (line.last?.unicodeScalars.count ?? 0) + 1)
         default:
             return ("cannot parse the manifest: \(error)", 1, 1)

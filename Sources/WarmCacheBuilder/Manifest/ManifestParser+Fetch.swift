@@ -124,13 +124,19 @@ extension ManifestParser {
                                   + " or path), found '\(field.key)'", at: field.keyLocation)
                 continue
             }
+            guard result[host] == nil else {
+                diagnostics.error("host '\(field.key)' is listed twice in 'fetch.hosts' (host names ignore case)",
+                                  at: field.keyLocation)
+                continue
+            }
             let context = "'fetch.hosts.\(field.key)'"
             guard let hostFields = reader.mapping(field.value, what: context) else { continue }
+            result[host] = []
             for hostField in reader.knownFields(hostFields, allowed: ManifestKeys.fetchHost, in: context) {
                 result[host] = parseHeaders(hostField.value, what: "\(context).headers")
             }
         }
-        return result
+        return result.filter { !$0.value.isEmpty }
     }
 
     /// Rejects control characters (a line break would inject headers). Never echoes the value.

@@ -25,6 +25,11 @@ extension ManifestParser {
         case "quality": settings.quality = parseQuality(node)
         case "scales":
             if let items = reader.list(node, what: what) {
+                guard !items.isEmpty else {
+                    diagnostics.error("'scales' is empty; list at least one scale, such as [1, 2, 3]",
+                                      at: reader.location(node))
+                    break
+                }
                 let scales = items.compactMap { reader.integer($0, what: "each scale", in: Self.scaleRange) }
                 settings.scales = Located(scales, at: reader.location(node))
             }

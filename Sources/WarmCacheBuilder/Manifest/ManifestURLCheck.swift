@@ -46,8 +46,9 @@ enum ManifestURLCheck {
     /// RFC 3986 characters: unreserved, reserved, and `%` for escapes.
     private static let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%")
 
-    /// The normalised identifier text and the URL to fetch.
-    static func check(_ text: String) -> Result<(String, URL), Problem> {
+    /// The URL to fetch: the normalised form, which is also the source's identifier
+    /// (`SourceIdentifier(text)`).
+    static func check(_ text: String) -> Result<URL, Problem> {
         if text.hasPrefix("//") { return .failure(Problem(text: text, kind: .schemeRelative)) }
         guard let schemeEnd = text.range(of: "://") else { return .failure(Problem(text: text, kind: .notAURL)) }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
@@ -64,6 +65,6 @@ enum ManifestURLCheck {
               url.host?.isEmpty == false else {
             return .failure(Problem(text: text, kind: .invalid))
         }
-        return .success((normalized, url))
+        return .success(url)
     }
 }

@@ -19,6 +19,9 @@ struct PlanBuilder {
     /// The plan, or `nil` if parts of the manifest were missing (the diagnostics say which).
     func build() -> WarmPlan? {
         let presetIssues = checkPresets()
+        for name in manifest.defaultPresets?.value ?? [] where presetsByName[name.value] == nil {
+            reportUnknownPreset(name)
+        }
         var usedPresets: Set<String> = []
         let resolver = PlanSourceResolver(manifestDirectory: manifestURL.deletingLastPathComponent(),
                                           diagnostics: diagnostics)

@@ -43,8 +43,8 @@ struct PlanSourceResolver {
                 : "list local files as 'path:' entries in the manifest"
             diagnostics.error(problem.message(advice: advice), at: text.location)
             return nil
-        case .success(let (normalized, url)):
-            let identifier = key.map { SourceIdentifier(verbatim: $0.value) } ?? SourceIdentifier(verbatim: normalized)
+        case .success(let url):
+            let identifier = key.map { SourceIdentifier(verbatim: $0.value) } ?? SourceIdentifier(text.value)
             return PlanSourceCandidate(identifier: identifier, location: .remote(url), written: text.value,
                                        listedAt: text.location, isKeyed: key != nil)
         }
@@ -66,7 +66,8 @@ struct PlanSourceResolver {
                                    listedAt: path.location, isKeyed: key != nil)
     }
 
-    /// One URL per line; blank lines and `#` comments (whole-line, or after whitespace) are skipped.
+    /// One URL per line (LF or CRLF); blank lines and `#` comments (whole-line, or after whitespace)
+    /// are skipped.
     private func urlsFromFile(_ path: Located<String>) -> [PlanSourceCandidate] {
         guard let file = existingFile(path) else { return [] }
         guard let data = fileManager.contents(atPath: file.path),
@@ -76,9 +77,9 @@ struct PlanSourceResolver {
         }
         var candidates: [PlanSourceCandidate] = []
         var listsAnything = false
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, rawLine) in lines.enumerated() {
-            let line = Self.stripComment(rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine)
+            let line = Self.stripComment(rawLine)
             let leading = line.prefix { $0 == " " || $0 == "\t" }
             let content = line.dropFirst(leading.count).trimmingCharacters(in: .whitespaces)
             guard !content.isEmpty else { continue }

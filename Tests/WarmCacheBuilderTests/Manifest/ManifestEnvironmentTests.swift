@@ -69,6 +69,14 @@ import Testing
         ])
     }
 
+    @Test func referencesAreLocatedInCRLFManifests() {
+        let yaml = manifest(fetch: "  headers:\n    X-Key: \"k=${KEY}\"").replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(fixture.diagnostics(yaml) == [
+            "manifest.yml:5:15: error: environment variable 'KEY' is not set (used in header 'X-Key'); set it, or"
+                + " give a default with '${KEY:-default}'",
+        ])
+    }
+
     @Test func malformedReferencesAndBadHeaders() {
         let yaml = manifest(fetch: """
           headers:

@@ -20,6 +20,7 @@ import WarmCache
             """,
             "lists/bad.txt": "https://cdn.example.com/ok.jpg\n  ftp://cdn.example.com/x.jpg\nphoto 2.jpg\n",
             "lists/empty.txt": "# nothing yet\n\n",
+            "lists/windows.txt": "# CRLF line ends\r\nhttps://cdn.example.com/w1.jpg\r\n\r\n  https://cdn.example.com/w2.jpg\r\n",
         ])
     }
 
@@ -76,6 +77,16 @@ import WarmCache
             "lists/urls.txt:2:1", "lists/urls.txt:4:4", "lists/urls.txt:5:1",
         ])
         #expect(plan.sources.allSatisfy { $0.variants.count == 1 })
+    }
+
+    @Test func urlsFromAcceptsWindowsLineEnds() throws {
+        let plan = try fixture.load(minimalManifest(images: "  - urls_from: lists/windows.txt\n    presets: [thumb]"))
+        #expect(plan.sources.map(\.identifier.rawValue) == [
+            "https://cdn.example.com/w1.jpg", "https://cdn.example.com/w2.jpg",
+        ])
+        #expect(plan.sources.map(\.manifestLocation.description).map(fixture.relative) == [
+            "lists/windows.txt:2:1", "lists/windows.txt:4:3",
+        ])
     }
 
     @Test func urlsFromReportsBadLinesInThatFileAndMissingFiles() {

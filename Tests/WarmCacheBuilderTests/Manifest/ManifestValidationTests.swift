@@ -93,13 +93,16 @@ import Testing
     }
 
     @Test func wrongTypes() {
-        let yaml = minimalManifest(presets: "  thumb: { width: \"64\", height: 6.5, upscale: maybe, scales: {} }",
-                                   images: "  - path: a.png\n    presets: [thumb]")
+        let yaml = minimalManifest(presets: "  thumb: { width: \"64\", height: 6.5, upscale: maybe, scales: {} }\n"
+                                   + "  empty: { width: 1, scales: [], formats: [] }",
+                                   images: "  - path: a.png\n    presets: [thumb, empty]")
         #expect(fixture.diagnostics(yaml) == [
             "manifest.yml:4:19: error: 'width' must be a whole number, found the quoted string '64' (remove the quotes)",
             "manifest.yml:4:33: error: 'height' must be a whole number, found the number 6.5",
             "manifest.yml:4:47: error: 'upscale' must be true or false, found the string 'maybe'",
             "manifest.yml:4:62: error: 'scales' must be a list, found a mapping",
+            "manifest.yml:5:30: error: 'scales' is empty; list at least one scale, such as [1, 2, 3]",
+            "manifest.yml:5:43: error: 'formats' is empty; list at least one format",
         ])
     }
 
@@ -108,6 +111,26 @@ import Testing
         #expect(fixture.diagnostics(yaml) == [
             "manifest.yml:8:15: error: unknown preset 'thum' (did you mean 'thumb'?)",
             "manifest.yml:8:21: error: unknown preset 'zzz'; defined presets: thumb",
+        ])
+    }
+
+    @Test func unknownDefaultPresetsAreReportedEvenWhenNoEntryUsesThem() {
+        let yaml = minimalManifest(extra: "defaults: { presets: [thumb, crad] }",
+                                   images: "  - path: a.png\n    presets: [thumb]")
+        #expect(fixture.diagnostics(yaml) == [
+            "manifest.yml:5:30: error: unknown preset 'crad'; defined presets: thumb",
+        ])
+    }
+
+    @Test func hostsListedTwice() {
+        let yaml = minimalManifest(extra: """
+        fetch:
+          hosts:
+            cdn.example.com: { headers: { A: b } }
+            CDN.example.com: { headers: { A: c } }
+        """, images: "  - path: a.png\n    presets: [thumb]")
+        #expect(fixture.diagnostics(yaml) == [
+            "manifest.yml:8:5: error: host 'CDN.example.com' is listed twice in 'fetch.hosts' (host names ignore case)",
         ])
     }
 
