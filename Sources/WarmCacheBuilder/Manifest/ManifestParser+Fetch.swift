@@ -1,0 +1,157 @@
+import Foundation
+import Yams
+
+/// Reading `fetch:` into ``FetchSettings``. Values not written keep the defaults documented on
+/// ``FetchSettings``; header values may use `${VAR}` and are kept as ``SecretString``s.
+extension ManifestParser {
+    /// Headers the fetcher sets itself; writing them in a manifest would break requests.
+    static let managedHeaders: [String: String] = [
+        "host": "it is derived from each URL",
+        "content-length": "requests have no body",
+        "transfer-encoding": "requests have no body",
+        "connection": "the HTTP client manages connections",
+        "user-agent": "use 'fetch.user_agent'",
+    ]
+
+    func parseFetch(_ node: Node) -> FetchSettings {
+        var settings = FetchSettings()
+        guard let fields = reader.mapping(node, what: "'fetch'") else { return settings }
+        let known = reader.knownFields(fields, allowed: ManifestKeys.fetch, in: "'fetch'")
+        var connectTimeout: TimeInterval?
+        for field in known {
+            let value = field.value
+            let what = "'fetch.\(field.key)'"
+            switch field.key {
+            case "concurrency":
+                reader.integer(value, what: what, in: 1...1024).map { settings.concurrency = $0.value }
+            case "per_host":
+                reader.integer(value, what: what, in: 1...1024).map { settings.perHost = $0.value }
+            case "timeout":
+                duration(value, what: what, in: 0.001...86_400).map { settings.requestTimeout = $0 }
+            case "connect_timeout":
+                connectTimeout = duration(value, what: what, in: 0.001...86_400)
+            case "retries":
+                reader.integer(value, what: what, in: 0...20).map { settings.retries = $0.value }
+            case "retry_delay":
+                duration(value, what: what, in: 0...3600).map { settings.retryDelay = $0 }
+            case "max_bytes":
+                byteSize(value, what: what).map { settings.maxBytes = $0 }
+            case "max_redirects":
+                reader.integer(value, what: what, in: 0...50).map { settings.maxRedirects = $0.value }
+            case "user_agent":
+                if let agent = substitutedString(value, what: what), checkHeaderValue(agent, what: what) {
+                    settings.userAgent = agent.value
+                }
+            case "headers":
+                settings.headers = parseHeaders(value, what: what)
+            case "hosts":
+                settings.hostHeaders = parseHosts(value)
+            default:
+                break
+            }
+        }
+        settings.connectTimeout = min(connectTimeout ?? settings.connectTimeout, settings.requestTimeout)
+        return settings
+    }
+
+    /// A duration (`30s`, `500ms`, `2m`, a bare number of seconds) within `range` seconds.
+    func duration(_ node: Node, what: String, in range: ClosedRange<TimeInterval>) -> TimeInterval? {
+        guard let text = reader.string(node, what: what) else { return nil }
+        guard let seconds = ManifestDuration.seconds(from: text.value) else {
+            diagnostics.error("\(what) must be a duration such as 30s, 500ms, 2m or 1h (a bare number is"
+                              + " seconds), found '\(text.value)'", at: text.location)
+            return nil
+        }
+        guard range.contains(seconds) else {
+            diagnostics.error("\(what) must be between \(ManifestDuration.format(range.lowerBound)) and"
+                              + " \(ManifestDuration.format(range.upperBound)), found '\(text.value)'",
+                              at: text.location)
+            return nil
+        }
+        return seconds
+    }
+
+    /// A byte size (`50MB`, `512KB`, `1GiB`, a bare number of bytes), at least 1 byte.
+    func byteSize(_ node: Node, what: String) -> Int? {
+        guard let text = reader.string(node, what: what) else { return nil }
+        guard let bytes = ManifestByteSize.bytes(from: text.value) else {
+            diagnostics.error("\(what) must be a size such as 512KB, 50MB or 1GiB (a bare number is bytes),"
+                              + " found '\(text.value)'", at: text.location)
+            return nil
+        }
+        guard bytes >= 1 else {
+            diagnostics.error("\(what) must be at least 1 byte, found '\(text.value)'", at: text.location)
+            return nil
+        }
+        return bytes
+    }
+
+    private func parseHeaders(_ node: Node, what: String) -> [FetchHeader] {
+        guard let fields = reader.mapping(node, what: what) else { return [] }
+        var headers: [FetchHeader] = []
+        var seen: [String: ManifestLocation] = [:]
+        for field in fields {
+            let lowered = field.key.lowercased()
+            if !Self.isHeaderName(field.key) {
+                diagnostics.error("'\(field.key)' is not a valid HTTP header name", at: field.keyLocation)
+                continue
+            }
+            if let reason = Self.managedHeaders[lowered] {
+                diagnostics.error("header '\(field.key)' cannot be set here: \(reason)", at: field.keyLocation)
+                continue
+            }
+            if let first = seen[lowered] {
+                diagnostics.error("header '\(field.key)' is set twice (header names ignore case)",
+                                  at: field.keyLocation, notes: [("first set here", first)])
+                continue
+            }
+            seen[lowered] = field.keyLocation
+            let headerWhat = "header '\(field.key)'"
+            guard let value = substitutedString(field.value, what: headerWhat),
+                  checkHeaderValue(value, what: headerWhat) else { continue }
+            headers.append(FetchHeader(name: field.key, value: SecretString(value.value)))
+        }
+        return headers
+    }
+
+    private func parseHosts(_ node: Node) -> [String: [FetchHeader]] {
+        guard let fields = reader.mapping(node, what: "'fetch.hosts'") else { return [:] }
+        var result: [String: [FetchHeader]] = [:]
+        for field in fields {
+            let host = field.key.lowercased()
+            guard !host.isEmpty, !host.contains("/"), !host.contains(":"), !host.contains(" ") else {
+                diagnostics.error("'fetch.hosts' keys are host names such as 'cdn.example.com' (no scheme, port"
+                                  + " or path), found '\(field.key)'", at: field.keyLocation)
+                continue
+            }
+            guard result[host] == nil else {
+                diagnostics.error("host '\(field.key)' is listed twice in 'fetch.hosts' (host names ignore case)",
+                                  at: field.keyLocation)
+                continue
+            }
+            let context = "'fetch.hosts.\(field.key)'"
+            guard let hostFields = reader.mapping(field.value, what: context) else { continue }
+            result[host] = []
+            for hostField in reader.knownFields(hostFields, allowed: ManifestKeys.fetchHost, in: context) {
+                result[host] = parseHeaders(hostField.value, what: "\(context).headers")
+            }
+        }
+        return result.filter { !$0.value.isEmpty }
+    }
+
+    /// Rejects control characters (a line break would inject headers). Never echoes the value.
+    private func checkHeaderValue(_ value: Located<String>, what: String) -> Bool {
+        guard value.value.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F })
+        else { return true }
+        diagnostics.error("\(what) contains a line break or control character", at: value.location)
+        return false
+    }
+
+    /// RFC 9110 token characters.
+    static func isHeaderName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || "!#$%&'*+-.^_`|~".unicodeScalars.contains(scalar))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import WarmCache
+
+/// Checks that a manifest URL is one the fetcher can download, and normalises it.
+///
+/// Accepted: absolute `http`/`https` URLs with a host, written with URL characters only
+/// (anything else, such as spaces or accented letters, must be percent-encoded, so the
+/// identifier is exactly what the app asks for).
+enum ManifestURLCheck {
+    struct Problem: Error, Equatable {
+        var text: String
+        var kind: Kind
+
+        enum Kind: Equatable {
+            case notAURL
+            case schemeRelative
+            case fileScheme
+            case unsupportedScheme(String)
+            case invalidCharacter(Character)
+            case invalid
+        }
+
+        /// The message, with `advice` (how to list a local file) where it helps.
+        func message(advice: String) -> String {
+            switch kind {
+            case .notAURL:
+                return "'\(text)' is not a URL (URLs start with https:// or http://); \(advice)"
+            case .schemeRelative:
+                return "'\(text)' has no scheme; write 'https:\(text)'"
+            case .fileScheme:
+                return "file URLs are not fetched: '\(text)'; \(advice)"
+            case .unsupportedScheme(let scheme):
+                return "unsupported URL scheme '\(scheme)' in '\(text)': only http and https URLs can be fetched"
+            case .invalidCharacter(let character):
+                let encoded = String(character).utf8.map { byte in
+                    "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+                }.joined()
+                let shown = character == " " ? "a space" : "'\(character)'"
+                return "URL '\(text)' contains \(shown), which must be percent-encoded as \(encoded)"
+            case .invalid:
+                return "invalid URL '\(text)': it needs a host, and a port (if any) must be a number"
+            }
+        }
+    }
+
+    /// RFC 3986 characters: unreserved, reserved, and `%` for escapes.
+    private static let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%")
+
+    /// The URL to fetch: the normalised form, which is also the source's identifier
+    /// (`SourceIdentifier(text)`).
+    static func check(_ text: String) -> Result<URL, Problem> {
+        if text.hasPrefix("//") { return .failure(Problem(text: text, kind: .schemeRelative)) }
+        guard let schemeEnd = text.range(of: "://") else { return .failure(Problem(text: text, kind: .notAURL)) }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            return .failure(Problem(text: text, kind: .notAURL))
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return .failure(Problem(text: text, kind: scheme == "file" ? .fileScheme : .unsupportedScheme(scheme)))
+        }
+        if let bad = text.first(where: { !allowed.contains($0) }) {
+            return .failure(Problem(text: text, kind: .invalidCharacter(bad)))
+        }
+        guard let normalized = SourceIdentifier.normalize(text), let url = URL(string: normalized),
+              url.host?.isEmpty == false else {
+            return .failure(Problem(text: text, kind: .invalid))
+        }
+        return .success(url)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import WarmCache
+
+/// Expands a parsed ``Manifest`` into a ``WarmPlan``: resolves presets, applies precedence,
+/// builds each source's variants, finds duplicates, and reports every impossible combination.
+///
+/// Precedence, lowest to highest: built-in defaults, `defaults:`, the preset, the image
+/// entry's own keys. Each key replaces the one below it, except `quality` (merged per format)
+/// and the encoder options (merged per option).
+struct PlanBuilder {
+    let manifest: Manifest
+    let manifestURL: URL
+    let diagnostics: ManifestDiagnostics
+
+    private var presetsByName: [String: ManifestPreset] {
+        Dictionary(manifest.presets.map { ($0.name.value, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The plan, or `nil` if parts of the manifest were missing (the diagnostics say which).
+    func build() -> WarmPlan? {
+        let presetIssues = checkPresets()
+        for name in manifest.defaultPresets?.value ?? [] where presetsByName[name.value] == nil {
+            reportUnknownPreset(name)
+        }
+        var usedPresets: Set<String> = []
+        let resolver = PlanSourceResolver(manifestDirectory: manifestURL.deletingLastPathComponent(),
+                                          diagnostics: diagnostics)
+        var sources: [SourceIdentifier: (source: PlannedSource, candidate: PlanSourceCandidate)] = [:]
+        for entry in manifest.images {
+            let variants = variants(for: entry, presetIssues: presetIssues, used: &usedPresets)
+            let placeholders = entry.placeholder?.value ?? manifest.defaultPlaceholder?.value ?? .averageColor
+            for candidate in resolver.candidates(for: entry) {
+                if let first = sources[candidate.identifier] {
+                    reportDuplicate(candidate, first: first.candidate)
+                    continue
+                }
+                let source = PlannedSource(identifier: candidate.identifier, location: candidate.location,
+                                           variants: variants, placeholders: placeholders,
+                                           manifestLocation: candidate.listedAt)
+                sources[candidate.identifier] = (source, candidate)
+            }
+        }
+        for preset in manifest.presets where !usedPresets.contains(preset.name.value) {
+            diagnostics.warning("preset '\(preset.name.value)' is not used by any image", at: preset.name.location)
+        }
+        if let location = manifest.imagesLocation, manifest.images.isEmpty {
+            diagnostics.warning("'images' is empty: the bundle will hold no images", at: location)
+        }
+        guard let output = manifest.output else { return nil }
+        let outputURL = output.value.hasPrefix("/") ? URL(fileURLWithPath: output.value)
+            : manifestURL.deletingLastPathComponent().appendingPathComponent(output.value)
+        return WarmPlan(manifestURL: manifestURL, output: outputURL.standardizedFileURL, fetch: manifest.fetch,
+                        sources: sources.values.map(\.source).sorted { $0.identifier < $1.identifier },
+                        warnings: [])
+    }
+
+    /// Checks each preset on top of the defaults, reporting at the preset. Returns the issues
+    /// per preset, so entries only report what their own overrides add.
+    private func checkPresets() -> [String: Set<PlanIssue>] {
+        var result: [String: Set<PlanIssue>] = [:]
+        for preset in manifest.presets {
+            let merged = manifest.defaults.overlaid(by: preset.settings)
+            let issues = PlanVariantResolver.requests(for: merged).issues
+            report(issues, layer: preset.settings, anchor: preset.name.location, context: "preset '\(preset.name.value)'")
+            result[preset.name.value] = Set(issues)
+        }
+        return result
+    }
+
+    private func variants(for entry: ManifestImageEntry, presetIssues: [String: Set<PlanIssue>],
+                          used: inout Set<String>) -> [PlannedVariant] {
+        if entry.hasOwnBox {
+            let merged = manifest.defaults.overlaid(by: entry.overrides)
+            let (requests, issues) = PlanVariantResolver.requests(for: merged)
+            report(issues, layer: entry.overrides, anchor: entry.location, context: "image entry")
+            return requests.map { PlannedVariant(preset: PlannedVariant.entryPreset, request: $0) }
+        }
+        guard let names = entry.presets ?? manifest.defaultPresets else {
+            if entry.hadUnknownKeys { return [] }
+            diagnostics.error("image entry has no variants: list 'presets' (or set 'defaults.presets'), or give the"
+                              + " entry its own 'width'/'height'", at: entry.location)
+            return []
+        }
+        if names.value.isEmpty {
+            diagnostics.error("'presets' is empty; list at least one preset", at: names.location)
+        }
+        var variants: [PlannedVariant] = []
+        var listed: Set<String> = []
+        for name in names.value {
+            guard let preset = presetsByName[name.value] else {
+                reportUnknownPreset(name)
+                continue
+            }
+            used.insert(name.value)
+            guard listed.insert(name.value).inserted else {
+                diagnostics.warning("preset '\(name.value)' is listed twice", at: name.location)
+                continue
+            }
+            let merged = manifest.defaults.overlaid(by: preset.settings).overlaid(by: entry.overrides)
+            let (requests, issues) = PlanVariantResolver.requests(for: merged)
+            let added = issues.filter { !(presetIssues[name.value] ?? []).contains($0) }
+            report(added, layer: entry.overrides, anchor: name.location,
+                   context: "preset '\(name.value)' with this entry's settings")
+            for request in requests where !variants.contains(where: { $0.request == request }) {
+                variants.append(PlannedVariant(preset: name.value, request: request))
+            }
+        }
+        return variants
+    }
+
+    private func reportUnknownPreset(_ name: Located<String>) {
+        let known = manifest.presets.map(\.name.value)
+        let hint = ManifestSuggestions.hint(for: name.value, in: known)
+        let list = known.isEmpty ? "no presets are defined" : "defined presets: " + known.joined(separator: ", ")
+        diagnostics.error("unknown preset '\(name.value)'\(hint)" + (hint.isEmpty ? "; \(list)" : ""),
+                          at: name.location)
+    }
+
+    /// Reports issues at the first involved field written in `layer`, else at `anchor`. Warnings
+    /// are only reported when `layer` itself wrote one of their fields.
+    private func report(_ issues: [PlanIssue], layer: ManifestVariantSettings, anchor: ManifestLocation,
+                        context: String) {
+        for issue in issues {
+            let written = issue.fields.lazy.compactMap { layer.location(of: $0) }.first
+            switch issue.severity {
+            case .error: diagnostics.error("\(context): \(issue.message)", at: written ?? anchor)
+            case .warning: if let written { diagnostics.warning("\(context): \(issue.message)", at: written) }
+            case .note: break
+            }
+        }
+    }
+
+    private func reportDuplicate(_ candidate: PlanSourceCandidate, first: PlanSourceCandidate) {
+        var message = "duplicate source '\(candidate.identifier)': list each source once, with all its presets"
+        if candidate.isKeyed || first.isKeyed {
+            message += " (two entries use the same 'key')"
+        } else if candidate.written != first.written {
+            message += " ('\(candidate.written)' and '\(first.written)' are the same URL after normalisation)"
+        }
+        diagnostics.error(message, at: candidate.listedAt, notes: [("first listed here", first.listedAt)])
+    }
+}
+
+extension ManifestVariantSettings {
+    /// Where this layer wrote `field`, or `nil` if it did not.
+    func location(of field: PlanIssue.Field) -> ManifestLocation? {
+        switch field {
+        case .width: return width?.location
+        case .height: return height?.location
+        case .fit: return fit?.location
+        case .gravity: return gravity?.location
+        case .background: return background?.location
+        case .formats: return formats?.location
+        case .scales: return scales?.location
+        case .processors: return processors?.location
+        case .effort: return effort?.location
+        case .lossless: return lossless?.location
+        case .progressive: return progressive?.location
+        case .palette: return palette?.location
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import WarmCache
+
+/// A source found in the manifest, before duplicate detection.
+struct PlanSourceCandidate {
+    var identifier: SourceIdentifier
+    var location: PlannedSource.Location
+    /// The text as written (differs from the identifier when a URL was normalised).
+    var written: String
+    var listedAt: ManifestLocation
+    /// Whether the identifier is an entry's `key:` rather than derived from the URL or path.
+    var isKeyed: Bool
+}
+
+/// Turns an entry's `url`, `urls`, `urls_from` or `path` into identified sources, checking
+/// URLs, and that local files exist.
+struct PlanSourceResolver {
+    let manifestDirectory: URL
+    let diagnostics: ManifestDiagnostics
+    let fileManager = FileManager.default
+
+    func candidates(for entry: ManifestImageEntry) -> [PlanSourceCandidate] {
+        switch entry.source {
+        case .url(let url):
+            return remote(url, key: entry.key, context: .manifest).map { [$0] } ?? []
+        case .urls(let urls):
+            return urls.compactMap { remote($0, key: nil, context: .manifest) }
+        case .urlsFrom(let file):
+            return urlsFromFile(file)
+        case .path(let path):
+            return local(path, key: entry.key).map { [$0] } ?? []
+        }
+    }
+
+    enum URLContext {
+        case manifest, urlsFile
+    }
+
+    private func remote(_ text: Located<String>, key: Located<String>?, context: URLContext) -> PlanSourceCandidate? {
+        switch ManifestURLCheck.check(text.value) {
+        case .failure(let problem):
+            let advice = context == .manifest ? "use 'path:' for a local file"
+                : "list local files as 'path:' entries in the manifest"
+            diagnostics.error(problem.message(advice: advice), at: text.location)
+            return nil
+        case .success(let url):
+            let identifier = key.map { SourceIdentifier(verbatim: $0.value) } ?? SourceIdentifier(text.value)
+            return PlanSourceCandidate(identifier: identifier, location: .remote(url), written: text.value,
+                                       listedAt: text.location, isKeyed: key != nil)
+        }
+    }
+
+    private func local(_ path: Located<String>, key: Located<String>?) -> PlanSourceCandidate? {
+        guard !path.value.isEmpty else {
+            diagnostics.error("'path' must not be empty", at: path.location)
+            return nil
+        }
+        if path.value.contains("://") {
+            diagnostics.error("'path' is a local file path, relative to the manifest; for '\(path.value)' use 'url:'",
+                              at: path.location)
+            return nil
+        }
+        guard let file = existingFile(path) else { return nil }
+        let identifier = SourceIdentifier(verbatim: key?.value ?? path.value)
+        return PlanSourceCandidate(identifier: identifier, location: .file(file), written: path.value,
+                                   listedAt: path.location, isKeyed: key != nil)
+    }
+
+    /// One URL per line (LF or CRLF); blank lines and `#` comments (whole-line, or after whitespace)
+    /// are skipped.
+    private func urlsFromFile(_ path: Located<String>) -> [PlanSourceCandidate] {
+        guard let file = existingFile(path) else { return [] }
+        guard let data = fileManager.contents(atPath: file.path),
+              let text = String(data: data, encoding: .utf8) else {
+            diagnostics.error("cannot read '\(path.value)' as UTF-8 text", at: path.location)
+            return []
+        }
+        var candidates: [PlanSourceCandidate] = []
+        var listsAnything = false
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, rawLine) in lines.enumerated() {
+            let line = Self.stripComment(rawLine)
+            let leading = line.prefix { $0 == " " || $0 == "\t" }
+            let content = line.dropFirst(leading.count).trimmingCharacters(in: .whitespaces)
+            guard !content.isEmpty else { continue }
+            listsAnything = true
+            let location = ManifestLocation(file: file.path, line: index + 1,
+                                            column: leading.unicodeScalars.count + 1)
+            if let candidate = remote(Located(content, at: location), key: nil, context: .urlsFile) {
+                candidates.append(candidate)
+            }
+        }
+        if !listsAnything {
+            diagnostics.warning("'\(path.value)' lists no URLs", at: path.location)
+        }
+        return candidates
+    }
+
+    /// The line without a `#` comment: one starting the line, or preceded by whitespace
+    /// (a URL's own `#fragment` has no space before it).
+    static func stripComment(_ line: Substring) -> Substring {
+        var previous: Character = " "
+        for index in line.indices {
+            if line[index] == "#", previous == " " || previous == "\t" { return line[..<index] }
+            previous = line[index]
+        }
+        return line
+    }
+
+    /// The absolute URL of an existing regular file, or `nil` after reporting where it was looked for.
+    private func existingFile(_ path: Located<String>) -> URL? {
+        let file = path.value.hasPrefix("/") ? URL(fileURLWithPath: path.value)
+            : manifestDirectory.appendingPathComponent(path.value)
+        let standardized = file.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard fileManager.fileExists(atPath: standardized.path, isDirectory: &isDirectory) else {
+            let siblings = (try? fileManager.contentsOfDirectory(atPath: standardized.deletingLastPathComponent().path))
+            let hint = siblings.map { ManifestSuggestions.hint(for: standardized.lastPathComponent, in: $0) } ?? ""
+            diagnostics.error("file not found: '\(path.value)'\(hint) (looked for \(standardized.path))",
+                              at: path.location)
+            return nil
+        }
+        guard !isDirectory.boolValue else {
+            diagnostics.error("'\(path.value)' is a directory; list image files one by one", at: path.location)
+            return nil
+        }
+        return standardized
+    }
+}

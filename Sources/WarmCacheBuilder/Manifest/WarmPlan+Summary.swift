@@ -1,0 +1,44 @@
+import WarmCache
+
+extension WarmPlan {
+    /// Counts for `warm-cache plan`: how much work the manifest describes.
+    public struct Summary: Sendable, Hashable, Encodable, CustomStringConvertible {
+        public var sourceCount: Int
+        public var remoteSourceCount: Int
+        public var localSourceCount: Int
+        public var variantCount: Int
+        /// Variants per requested format (`jpeg`, `webp`, ..., or `auto`).
+        public var variantsByFormat: [String: Int]
+        /// Variants per preset name (``PlannedVariant/entryPreset`` for entry-described ones).
+        public var variantsByPreset: [String: Int]
+
+        /// For example:
+        ///
+        ///     5 sources (0 remote, 5 local), 42 variants
+        ///       formats: avif 3, jpeg 21, png 3, webp 15
+        ///       presets: avatar 6, card 18, hero 6, thumb 12
+        public var description: String {
+            func list(_ counts: [String: Int]) -> String {
+                counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            }
+            var lines = ["\(sourceCount) sources (\(remoteSourceCount) remote, \(localSourceCount) local),"
+                         + " \(variantCount) variants"]
+            if !variantsByFormat.isEmpty { lines.append("  formats: " + list(variantsByFormat)) }
+            if !variantsByPreset.isEmpty { lines.append("  presets: " + list(variantsByPreset)) }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    public var summary: Summary {
+        var byFormat: [String: Int] = [:]
+        var byPreset: [String: Int] = [:]
+        for variant in sources.lazy.flatMap(\.variants) {
+            byFormat[variant.request.format.description, default: 0] += 1
+            byPreset[variant.preset, default: 0] += 1
+        }
+        let remote = sources.filter(\.location.isRemote).count
+        return Summary(sourceCount: sources.count, remoteSourceCount: remote, localSourceCount: sources.count - remote,
+                       variantCount: sources.reduce(0) { $0 + $1.variants.count },
+                       variantsByFormat: byFormat, variantsByPreset: byPreset)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import WarmCache
+import WarmCacheImaging
+
+/// What a manifest asks for, fully expanded and validated: every source with every variant to
+/// make, and how to download. Produced by ``ManifestLoader``; consumed by the warm pipeline
+/// and by `warm-cache plan` (which prints ``summary``, or the plan as JSON).
+///
+/// Deterministic: the same manifest (and environment) always gives an equal plan, with sources
+/// sorted by identifier and variants in manifest order.
+public struct WarmPlan: Sendable, Hashable {
+    /// The manifest file (absolute).
+    public var manifestURL: URL
+    /// The bundle directory to write (absolute), e.g. `/repo/Build/Images.warmcache`.
+    public var output: URL
+    public var fetch: FetchSettings
+    /// Unique by identifier, sorted by identifier.
+    public var sources: [PlannedSource]
+    /// Problems that did not stop the load (unused presets, settings a fit ignores, ...).
+    public var warnings: [ManifestDiagnostic]
+
+    public init(manifestURL: URL, output: URL, fetch: FetchSettings, sources: [PlannedSource],
+                warnings: [ManifestDiagnostic] = []) {
+        self.manifestURL = manifestURL
+        self.output = output
+        self.fetch = fetch
+        self.sources = sources
+        self.warnings = warnings
+    }
+}
+
+/// One source image and the variants to make from it.
+public struct PlannedSource: Sendable, Hashable {
+    /// Where the bytes come from.
+    public enum Location: Sendable, Hashable {
+        /// An `http`/`https` URL, normalised as its identifier is.
+        case remote(URL)
+        /// A local file (absolute), from a manifest `path:` relative to the manifest.
+        case file(URL)
+
+        public var url: URL {
+            switch self {
+            case .remote(let url), .file(let url): return url
+            }
+        }
+
+        public var isRemote: Bool {
+            if case .remote = self { return true }
+            return false
+        }
+    }
+
+    /// The identity stored in the bundle: the normalised URL, the `path:` as written, or the entry's `key:`.
+    public var identifier: SourceIdentifier
+    public var location: Location
+    /// Unique by request, in manifest order: presets as listed, then scales, then formats.
+    public var variants: [PlannedVariant]
+    public var placeholders: PlaceholderKinds
+    /// Where the source was listed (the URL or path value, or the line of a `urls_from` file).
+    public var manifestLocation: ManifestLocation
+
+    public init(identifier: SourceIdentifier, location: Location, variants: [PlannedVariant],
+                placeholders: PlaceholderKinds, manifestLocation: ManifestLocation) {
+        self.identifier = identifier
+        self.location = location
+        self.variants = variants
+        self.placeholders = placeholders
+        self.manifestLocation = manifestLocation
+    }
+}
+
+/// One variant to make from a source, and the preset it came from.
+public struct PlannedVariant: Sendable, Hashable {
+    /// The preset's name, or ``entryPreset`` for a variant described by the image entry itself.
+    public var preset: String
+    public var request: VariantRequest
+
+    /// The `preset` of variants an image entry describes with its own `width`/`height`.
+    public static let entryPreset = "(entry)"
+
+    public init(preset: String, request: VariantRequest) {
+        self.preset = preset
+        self.request = request
+    }
+}
