@@ -33,6 +33,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case unsupportedScheme(String)
         /// Writing the file failed (disk full, permissions, missing volume).
         case fileSystem(String)
+        /// A configured request header has an invalid name or value (its value is not shown).
+        case invalidHeader(name: String)
         /// The fetcher was shut down before this download finished.
         case shutDown
 
@@ -42,7 +44,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             case .httpStatus(let code): return code == 429 || (500...599).contains(code)
             case .truncated, .timeout, .connection: return true
             case .tooLarge, .notAnImage, .tooManyRedirects, .forbiddenRedirect, .invalidRedirect,
-                 .unsupportedScheme, .fileSystem, .shutDown:
+                 .unsupportedScheme, .fileSystem, .invalidHeader, .shutDown:
                 return false
             }
         }
@@ -99,6 +101,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "only http and https URLs can be downloaded, not \"\(scheme)\""
         case .fileSystem(let detail):
             return "could not write the file: \(detail)"
+        case .invalidHeader(let name):
+            return "the configured header \"\(name)\" has an invalid name or value (control characters and line breaks are not allowed)"
         case .shutDown:
             return "the fetcher was shut down"
         }

@@ -88,6 +88,22 @@ public struct FetcherConfiguration: Sendable {
         return copy
     }
 
+    /// The name of the first configured header that cannot be sent: a name that is not an
+    /// HTTP token, or a value with control characters (a line break would let one header
+    /// smuggle in others).
+    var firstInvalidHeaderName: String? {
+        let tokenPunctuation = Set("!#$%&'*+-.^_`|~")
+        func isTokenCharacter(_ character: Character) -> Bool {
+            character.isASCII && (character.isLetter || character.isNumber || tokenPunctuation.contains(character))
+        }
+        for header in headers {
+            let nameIsValid = !header.name.isEmpty && header.name.allSatisfy(isTokenCharacter)
+            let valueIsValid = header.value.unicodeScalars.allSatisfy { $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }
+            if !nameIsValid || !valueIsValid { return header.name }
+        }
+        return nil
+    }
+
     /// The configured header values, for scrubbing them out of error text.
     var secretHeaderValues: [String] {
         headers.map(\.value).filter { !$0.isEmpty }

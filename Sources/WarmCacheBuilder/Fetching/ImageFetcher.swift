@@ -84,6 +84,9 @@ public final class ImageFetcher: Sendable {
         guard !isShutDown.withLock({ $0 }) else {
             throw FetchError(url: url, kind: .shutDown, attempts: 0)
         }
+        if let name = configuration.firstInvalidHeaderName {
+            throw FetchError(url: url, kind: .invalidHeader(name: name), attempts: 0)
+        }
         let validators = (validators?.isEmpty ?? true) ? nil : validators
         let key = CoalescingKey(url: url.absoluteString, validators: validators)
         let stagingDirectory = destination.deletingLastPathComponent()
