@@ -99,7 +99,10 @@ let package = Package(
         .testTarget(name: "WarmCacheImagingTests", dependencies: ["WarmCacheImaging", "CVipsShim"]),
         .testTarget(
             name: "WarmCacheBuilderTests",
-            dependencies: ["WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite"]
+            dependencies: [
+                "WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "WarmCacheEndToEndTests",

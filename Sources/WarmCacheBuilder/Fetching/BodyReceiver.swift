@@ -88,8 +88,9 @@ struct BodyReceiver {
         prefix = []
     }
 
+    private static let hexDigits = Array("0123456789abcdef")
+
     private static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        String([hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
     }
 }

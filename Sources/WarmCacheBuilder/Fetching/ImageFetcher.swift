@@ -132,7 +132,11 @@ public final class ImageFetcher: Sendable {
         logger[metadataKey: "url"] = "\(url.absoluteString)"
         let started = ProcessInfo.processInfo.systemUptime
 
-        for attempt in 1...retryPolicy.maxAttempts {
+        // Ends by returning, or by throwing once `shouldRetry` says no (at the latest on
+        // attempt `maxAttempts`).
+        var attempt = 0
+        while true {
+            attempt += 1
             logger.debug("Download attempt \(attempt) of \(retryPolicy.maxAttempts)")
             do {
                 switch try await downloader.attempt(
@@ -169,7 +173,5 @@ public final class ImageFetcher: Sendable {
                 try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
             }
         }
-        // The last attempt either returns or throws above; the loop cannot fall through.
-        preconditionFailure("retry loop ended without a result")
     }
 }
