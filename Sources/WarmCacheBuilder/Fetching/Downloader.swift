@@ -16,7 +16,7 @@ struct Downloader: Sendable {
     let hostLimits: KeyedSemaphores
 
     /// What one attempt produced.
-    enum Result: Sendable {
+    enum AttemptOutcome: Sendable {
         case downloaded(StagedDownload, Response)
         case notModified(CacheValidators)
     }
@@ -30,7 +30,7 @@ struct Downloader: Sendable {
 
     /// One hop's answer: either the end of the attempt, or where to go next.
     private enum Hop: Sendable {
-        case done(Result)
+        case done(AttemptOutcome)
         case redirect(status: Int, location: String?)
     }
 
@@ -42,7 +42,7 @@ struct Downloader: Sendable {
     ///   `CancellationError` if the calling task was cancelled.
     func attempt(
         _ url: URL, validators: CacheValidators?, stagingDirectory: URL, stagingName: String, logger: Logger
-    ) async throws -> Result {
+    ) async throws -> AttemptOutcome {
         let origin = URLRules.origin(of: url)
         var current = url
         var visited: Set<String> = [url.absoluteString]

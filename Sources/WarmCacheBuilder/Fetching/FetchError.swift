@@ -154,3 +154,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         value == value.rounded() ? "\(Int(value)) s" : String(format: "%.2g s", value)
     }
 }
+
+extension FetchError: LocalizedError {
+    /// The same text as ``description``, so `localizedDescription` is useful too.
+    public var errorDescription: String? { description }
+}

@@ -18,7 +18,10 @@ import NIOCore
 ///   recognisably an image, and fsynced; it is written beside the destination first and
 ///   renamed into place, so the destination never holds a partial file.
 ///
-/// Call ``shutdown()`` when done; downloads still running are cancelled.
+/// Call ``shutdown()`` when done; downloads still running are cancelled. A fetcher must
+/// be shut down before it is released: AsyncHTTPClient traps in debug builds when a
+/// client is deinitialised while running. ``withFetcher(configuration:logger:_:)`` takes
+/// care of that.
 public final class ImageFetcher: Sendable {
     public let configuration: FetcherConfiguration
     private let client: HTTPClient
@@ -112,6 +115,24 @@ public final class ImageFetcher: Sendable {
             }
             return .downloaded(original)
         }
+    }
+
+    /// Runs `body` with a new fetcher and shuts it down afterwards, whether `body`
+    /// returns or throws.
+    public static func withFetcher<T>(
+        configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger,
+        _ body: (ImageFetcher) async throws -> T
+    ) async throws -> T {
+        let fetcher = ImageFetcher(configuration: configuration, logger: logger)
+        let result: T
+        do {
+            result = try await body(fetcher)
+        } catch {
+            try? await fetcher.shutdown()
+            throw error
+        }
+        try await fetcher.shutdown()
+        return result
     }
 
     /// Cancels downloads in progress and closes all connections. Further `fetch` calls

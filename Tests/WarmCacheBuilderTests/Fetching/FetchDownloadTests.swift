@@ -92,6 +92,23 @@ struct FetchDownloadTests {
         }
     }
 
+    @Test("withFetcher shuts the fetcher down after use")
+    func withFetcherShutsDown() async throws {
+        let server = try await FixtureServer.start(routes: ["/a.png": .image(FixtureBytes.fakePNG(count: 100))])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("warmcache-with-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let used = try await ImageFetcher.withFetcher(configuration: fastConfiguration(), logger: .init(label: "test")) { fetcher in
+            _ = try downloaded(try await fetcher.fetch(server.url("/a.png"), to: directory.appendingPathComponent("a.png")))
+            return fetcher
+        }
+        await #expect {
+            try await used.fetch(server.url("/a.png"), to: directory.appendingPathComponent("b.png"))
+        } throws: { error in
+            (error as? FetchError)?.kind == .shutDown && error.localizedDescription.contains("shut down")
+        }
+        try await server.shutdown()
+    }
+
     @Test("After shutdown, fetch fails with a clear error")
     func fetchAfterShutdown() async throws {
         try await withFetchHarness(routes: ["/a.png": .image(FixtureBytes.fakePNG(count: 100))]) { harness in
