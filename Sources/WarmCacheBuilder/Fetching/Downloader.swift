@@ -159,7 +159,7 @@ struct Downloader: Sendable {
             }
             let (sha256, format) = try receiver.finish()
             do {
-                try file.finish()
+                try await file.finish()
             } catch {
                 throw AttemptFailure(kind: .fileSystem(String(describing: error)))
             }

@@ -46,7 +46,7 @@ public enum SniffedFormat: String, Sendable, Codable, Hashable, CaseIterable {
         let bytes = Array(prefix.prefix(sniffLength))
         if bytes.isEmpty { return "empty body" }
         if bytes.starts(with: Array("%PDF-".utf8)) { return "PDF document" }
-        if bytes.starts(with: [0x1F, 0x8B]) { return "gzip-compressed data" }
+        if bytes.starts(with: [0x1F, 0x8B]) { return "gzip-compressed file" }
         if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "ZIP archive" }
         if let brand = isoMediaBrands(bytes)?.first { return "ISO media file (brand \(brand))" }
         switch TextSniffer(bytes).kind {
@@ -60,7 +60,7 @@ public enum SniffedFormat: String, Sendable, Codable, Hashable, CaseIterable {
                 let digits = String(byte, radix: 16)
                 return digits.count == 1 ? "0" + digits : digits
             }
-            return "unrecognised data (first bytes \(hex.joined(separator: " ")))"
+            return "unrecognised binary file (first bytes \(hex.joined(separator: " ")))"
         }
     }
 

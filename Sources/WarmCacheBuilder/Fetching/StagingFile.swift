@@ -27,7 +27,8 @@ struct FileSystemFailure: Error, CustomStringConvertible {
 /// ``StagedDownload``), so a half-written body never reaches a destination.
 ///
 /// Writes are synchronous: they go to the page cache in microseconds, and keeping them
-/// on the task avoids a thread hop per chunk. `fsync` runs once per file.
+/// on the task avoids a thread hop per chunk. `fsync` runs once per file, off the
+/// cooperative pool (see `finish`).
 final class StagingFile {
     let url: URL
     private var descriptor: Int32
@@ -57,11 +58,25 @@ final class StagingFile {
     }
 
     /// Flushes the data to stable storage and closes the file.
-    func finish() throws {
-        if fsync(descriptor) != 0 { throw FileSystemFailure("cannot fsync", url.path) }
+    ///
+    /// `fsync` can block for many milliseconds on a busy disk, and Swift's cooperative
+    /// pool has only one thread per core, so it runs on a Dispatch worker instead: dozens
+    /// of downloads finishing together must not stall every other task in the process.
+    func finish() async throws {
+        let descriptor = self.descriptor
+        let path = url.path
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global(qos: .utility).async {
+                if fsync(descriptor) != 0 {
+                    continuation.resume(throwing: FileSystemFailure("cannot fsync", path))
+                } else {
+                    continuation.resume()
+                }
+            }
+        }
         let result = close(descriptor)
-        descriptor = -1
-        if result != 0 { throw FileSystemFailure("cannot close", url.path) }
+        self.descriptor = -1
+        if result != 0 { throw FileSystemFailure("cannot close", path) }
     }
 
     /// Closes (if still open) and deletes the file. Safe to call more than once.

@@ -50,9 +50,9 @@ struct FetchSnifferTests {
         (bytes("Access denied"), "text document"),
         (bytes("BMW is not a bitmap"), "text document"),
         (bytes("%PDF-1.7\n"), "PDF document"),
-        ([0x1F, 0x8B, 8, 0], "gzip-compressed data"),
+        ([0x1F, 0x8B, 8, 0], "gzip-compressed file"),
         (ftyp("isom", ["isom", "mp42"]), "ISO media file (brand isom)"),
-        ([0, 1, 2, 3, 4, 5, 6, 7, 8], "unrecognised data (first bytes 00 01 02 03 04 05 06 07)"),
+        ([0, 1, 2, 3, 4, 5, 6, 7, 8], "unrecognised binary file (first bytes 00 01 02 03 04 05 06 07)"),
     ]
 
     @Test("Non-images are rejected and described", arguments: nonImages)
