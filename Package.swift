@@ -58,6 +58,8 @@ let package = Package(
                 "WarmCacheImaging",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -97,7 +99,10 @@ let package = Package(
         .testTarget(name: "WarmCacheImagingTests", dependencies: ["WarmCacheImaging", "CVipsShim"]),
         .testTarget(
             name: "WarmCacheBuilderTests",
-            dependencies: ["WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite"]
+            dependencies: [
+                "WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "WarmCacheEndToEndTests",

@@ -1,0 +1,223 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Performs one download *attempt*: follows redirects itself (to enforce the scheme
+/// rule and count hops), holds the concurrency permits while a request is on the wire,
+/// and streams a `200 OK` body into a staging file.
+///
+/// Retries, coalescing and installing at the destination are ``ImageFetcher``'s job.
+struct Downloader: Sendable {
+    let client: HTTPClient
+    let configuration: FetcherConfiguration
+    let globalLimit: AsyncSemaphore
+    let hostLimits: KeyedSemaphores
+
+    /// What one attempt produced.
+    enum AttemptOutcome: Sendable {
+        case downloaded(StagedDownload, Response)
+        case notModified(CacheValidators)
+    }
+
+    /// Facts about the final response that the caller reports.
+    struct Response: Sendable {
+        var finalURL: URL
+        var contentType: String?
+        var validators: CacheValidators
+    }
+
+    /// One hop's answer: either the end of the attempt, or where to go next.
+    private enum Hop: Sendable {
+        case done(AttemptOutcome)
+        case redirect(status: Int, location: String?)
+    }
+
+    /// Runs one attempt.
+    ///
+    /// - Parameter stagingDirectory: where the body is written while it downloads
+    ///   (the destination's directory, so installing it is a cheap link and rename).
+    /// - Throws: ``AttemptFailure`` for anything the retry loop should judge, or
+    ///   `CancellationError` if the calling task was cancelled.
+    func attempt(
+        _ url: URL, validators: CacheValidators?, stagingDirectory: URL, stagingName: String, logger: Logger
+    ) async throws -> AttemptOutcome {
+        let origin = URLRules.origin(of: url)
+        var current = url
+        var visited: Set<String> = [url.absoluteString]
+        var deadline: NIODeadline?
+
+        // One pass per hop; at most maxRedirects redirects, then one more for the answer.
+        for _ in 0...configuration.maxRedirects {
+            let sendsCustomHeaders = URLRules.origin(of: current) == origin
+            if !sendsCustomHeaders, !configuration.headers.isEmpty {
+                logger.debug("Not sending configured headers across origins", metadata: ["to": "\(current)"])
+            }
+            let request = makeRequest(current, validators: validators, customHeaders: sendsCustomHeaders)
+            let hopURL = current
+            let hop = try await withPermits(for: hopURL) {
+                // The whole-attempt clock starts once the first request may go out, so
+                // time spent queued behind the concurrency limits is not counted.
+                let hopDeadline = deadline ?? .now() + .nanoseconds(Int64(configuration.requestTimeout * 1e9))
+                deadline = hopDeadline
+                let remaining = Double((hopDeadline - .now()).nanoseconds) / 1e9
+                do {
+                    return try await withTimeLimit(remaining) {
+                        try await self.exchange(
+                            request, url: hopURL, deadline: hopDeadline, validators: validators,
+                            stagingDirectory: stagingDirectory, stagingName: stagingName, logger: logger)
+                    }
+                } catch {
+                    throw classify(error)
+                }
+            }
+            switch hop {
+            case .done(let result):
+                return result
+            case .redirect(let status, let location):
+                let next = try URLRules.redirectTarget(location, from: current)
+                logger.trace("Following redirect", metadata: ["status": "\(status)", "location": "\(next)"])
+                if visited.contains(next.absoluteString) {
+                    throw AttemptFailure(kind: .tooManyRedirects(limit: configuration.maxRedirects, loop: true))
+                }
+                visited.insert(next.absoluteString)
+                current = next
+            }
+        }
+        throw AttemptFailure(kind: .tooManyRedirects(limit: configuration.maxRedirects, loop: false))
+    }
+
+    // MARK: One request
+
+    /// Sends one request and handles its response completely (body included).
+    private func exchange(
+        _ request: HTTPClientRequest, url: URL, deadline: NIODeadline, validators: CacheValidators?,
+        stagingDirectory: URL, stagingName: String, logger: Logger
+    ) async throws -> Hop {
+        let response = try await client.execute(request, deadline: deadline, logger: logger)
+        let status = Int(response.status.code)
+        logger.debug("HTTP \(status)", metadata: ["url": "\(url)"])
+
+        switch status {
+        case 301, 302, 303, 307, 308:
+            await Self.drain(response.body)
+            return .redirect(status: status, location: response.headers.first(name: "location"))
+        case 304 where !(validators?.isEmpty ?? true):
+            await Self.drain(response.body)
+            let etag = response.headers.first(name: "etag") ?? validators?.etag
+            let lastModified = response.headers.first(name: "last-modified") ?? validators?.lastModified
+            return .done(.notModified(CacheValidators(etag: etag, lastModified: lastModified)))
+        case 200, 203:
+            let staged = try await receive(response, stagingDirectory: stagingDirectory, stagingName: stagingName)
+            let facts = Response(
+                finalURL: url,
+                contentType: response.headers.first(name: "content-type"),
+                validators: CacheValidators(
+                    etag: response.headers.first(name: "etag"),
+                    lastModified: response.headers.first(name: "last-modified")))
+            return .done(.downloaded(staged, facts))
+        default:
+            await Self.drain(response.body)
+            let retryAfter = response.headers.first(name: "retry-after").flatMap {
+                RetryPolicy.retryAfterSeconds($0)
+            }
+            throw AttemptFailure(kind: .httpStatus(status), retryAfter: retryAfter)
+        }
+    }
+
+    /// Streams a successful body to a staging file and verifies it.
+    private func receive(
+        _ response: HTTPClientResponse, stagingDirectory: URL, stagingName: String
+    ) async throws -> StagedDownload {
+        var receiver = BodyReceiver(
+            maxBytes: configuration.maxBytes,
+            expectedLength: response.headers.first(name: "content-length").flatMap { Int($0) },
+            contentType: response.headers.first(name: "content-type"))
+        try receiver.checkDeclaredLength()
+
+        let file: StagingFile
+        do {
+            file = try StagingFile(in: stagingDirectory, for: stagingName)
+        } catch {
+            throw AttemptFailure(kind: .fileSystem(String(describing: error)))
+        }
+        do {
+            do {
+                for try await chunk in response.body {
+                    try receiver.consume(chunk, into: file)
+                }
+            } catch let error as AttemptFailure {
+                throw error
+            } catch let error as FileSystemFailure {
+                throw AttemptFailure(kind: .fileSystem(error.description))
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                throw receiver.interruption(redact(String(describing: error)))
+            }
+            let (sha256, format) = try receiver.finish()
+            do {
+                try await file.finish()
+            } catch {
+                throw AttemptFailure(kind: .fileSystem(String(describing: error)))
+            }
+            return StagedDownload(url: file.url, byteCount: receiver.received, sha256: sha256, sniffedFormat: format)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Holds a permit for the URL's host, then a global one, while `body` runs. The host
+    /// permit comes first so that a task waiting on a busy host does not sit on a global
+    /// permit that requests to other hosts could use.
+    private func withPermits<T>(for url: URL, _ body: () async throws -> T) async throws -> T {
+        try await hostLimits.semaphore(for: URLRules.hostKey(of: url)).withPermit {
+            try await globalLimit.withPermit(body)
+        }
+    }
+
+    private func makeRequest(_ url: URL, validators: CacheValidators?, customHeaders: Bool) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        let custom = customHeaders ? configuration.headers : []
+        if !custom.contains(where: { $0.name.lowercased() == "user-agent" }) {
+            request.headers.add(name: "User-Agent", value: configuration.userAgent)
+        }
+        if !custom.contains(where: { $0.name.lowercased() == "accept" }) {
+            request.headers.add(name: "Accept", value: "image/*, */*;q=0.8")
+        }
+        for header in custom {
+            request.headers.add(name: header.name, value: header.value)
+        }
+        if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = validators?.lastModified {
+            request.headers.add(name: "If-Modified-Since", value: lastModified)
+        }
+        return request
+    }
+
+    /// Reads and discards a small body (a redirect's or an error page) so the connection
+    /// can be reused; a large one is abandoned instead, which closes the connection.
+    private static func drain(_ body: HTTPClientResponse.Body) async {
+        var seen = 0
+        do {
+            for try await chunk in body {
+                seen += chunk.readableBytes
+                if seen > 64 * 1024 { return }
+            }
+        } catch {
+            return  // the response is already judged by its status; nothing to add
+        }
+    }
+
+    /// Replaces configured header values in library error text (AsyncHTTPClient quotes
+    /// invalid header values verbatim in its errors).
+    func redact(_ text: String) -> String {
+        configuration.secretHeaderValues.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import NIOHTTP1
+
+/// Why a download failed, with enough context to act on it: which URL, what went wrong,
+/// and how many attempts were made.
+///
+/// Messages name the URL exactly as the manifest gave it and never include request
+/// header values (tokens in `FetcherConfiguration.headers` stay secret even when an
+/// underlying library error would have quoted them).
+public struct FetchError: Error, Sendable, CustomStringConvertible {
+    /// The failure itself.
+    public enum Kind: Sendable, Equatable {
+        /// The server answered with a status that is not an image (after any retries).
+        case httpStatus(Int)
+        /// The body is larger than `maxBytes`; `declared` is the `Content-Length` when the
+        /// response was rejected before reading it.
+        case tooLarge(limit: Int, declared: Int?)
+        /// The connection ended before the declared `Content-Length` arrived.
+        case truncated(expected: Int, received: Int)
+        /// The body is not an image: `sniffed` describes it ("HTML page", "JSON document").
+        case notAnImage(sniffed: String, contentType: String?)
+        /// The attempt did not complete within the deadline (seconds).
+        case timeout(seconds: TimeInterval)
+        /// Connecting, TLS or the transfer failed; the text comes from the HTTP stack.
+        case connection(String)
+        /// More than `limit` redirects, or a redirect back to a URL already visited.
+        case tooManyRedirects(limit: Int, loop: Bool)
+        /// A redirect pointed to a scheme other than http/https (`ftp`, `file`, ...).
+        case forbiddenRedirect(scheme: String, location: String)
+        /// A redirect without a usable `Location` header.
+        case invalidRedirect(location: String?)
+        /// Only `http` and `https` URLs are fetched (local files are read elsewhere).
+        case unsupportedScheme(String)
+        /// Writing the file failed (disk full, permissions, missing volume).
+        case fileSystem(String)
+        /// A configured request header has an invalid name or value (its value is not shown).
+        case invalidHeader(name: String)
+        /// The fetcher was shut down before this download finished.
+        case shutDown
+
+        /// Whether another attempt might succeed. Used by the retry loop.
+        var isTransient: Bool {
+            switch self {
+            case .httpStatus(let code): return code == 429 || (500...599).contains(code)
+            case .truncated, .timeout, .connection: return true
+            case .tooLarge, .notAnImage, .tooManyRedirects, .forbiddenRedirect, .invalidRedirect,
+                 .unsupportedScheme, .fileSystem, .invalidHeader, .shutDown:
+                return false
+            }
+        }
+    }
+
+    /// The URL that was requested (before redirects).
+    public var url: URL
+    /// What went wrong on the last attempt.
+    public var kind: Kind
+    /// Attempts made, including the failed last one (0 if none was started).
+    public var attempts: Int
+
+    public init(url: URL, kind: Kind, attempts: Int) {
+        self.url = url
+        self.kind = kind
+        self.attempts = attempts
+    }
+
+    public var description: String {
+        var text = "cannot download \(url.absoluteString): \(reason)"
+        if attempts > 1 { text += " (gave up after \(attempts) attempts)" }
+        if let advice { text += ". " + advice }
+        return text
+    }
+
+    /// What happened, in a few words.
+    private var reason: String {
+        switch kind {
+        case .httpStatus(let code):
+            let phrase = HTTPResponseStatus(statusCode: code).reasonPhrase
+            return "the server answered HTTP \(code) \(phrase)"
+        case .tooLarge(let limit, let declared?):
+            return "the image is \(Self.bytes(declared)), over the \(Self.bytes(limit)) limit (Content-Length)"
+        case .tooLarge(let limit, nil):
+            return "the image is larger than the \(Self.bytes(limit)) limit"
+        case .truncated(let expected, let received):
+            return "the connection ended after \(received) of \(expected) bytes"
+        case .notAnImage(let sniffed, let contentType):
+            let declared = contentType.map { " (Content-Type \($0))" } ?? " (no Content-Type)"
+            return "the server returned \(Self.withArticle(sniffed)), not an image\(declared)"
+        case .timeout(let seconds):
+            return "timed out after \(Self.seconds(seconds))"
+        case .connection(let detail):
+            return "connection failed: \(detail)"
+        case .tooManyRedirects(let limit, let loop):
+            return loop ? "redirect loop detected" : "more than \(limit) redirects"
+        case .forbiddenRedirect(let scheme, let location):
+            return "the server redirected to a \(scheme): URL (\(location)); only http and https redirects are followed"
+        case .invalidRedirect(let location?):
+            return "the server redirected to an invalid location \"\(location)\""
+        case .invalidRedirect(nil):
+            return "the server sent a redirect without a Location header"
+        case .unsupportedScheme(let scheme):
+            return "only http and https URLs can be downloaded, not \"\(scheme)\""
+        case .fileSystem(let detail):
+            return "could not write the file: \(detail)"
+        case .invalidHeader(let name):
+            return "the configured header \"\(name)\" has an invalid name or value (control characters and line breaks are not allowed)"
+        case .shutDown:
+            return "the fetcher was shut down"
+        }
+    }
+
+    /// A hint on what to do about it, when there is a useful one.
+    private var advice: String? {
+        switch kind {
+        case .httpStatus(let code) where code == 401 || code == 403:
+            return "Check the URL, or add the credentials the server needs to the fetch headers"
+        case .httpStatus(let code) where code == 404 || code == 410:
+            return "Check the URL in the manifest"
+        case .tooLarge:
+            return "Raise the fetch byte limit if such large originals are expected"
+        case .notAnImage:
+            return "The URL probably points to a web page or an error page; use the image's direct URL"
+        case .timeout:
+            return "The server is slow or unreachable; raise the request timeout if it is just slow"
+        case .tooManyRedirects:
+            return "Use the final URL in the manifest"
+        default:
+            return nil
+        }
+    }
+
+    /// "an HTML page", "a JSON document", "an empty body". Acronyms take the article of
+    /// their first letter's name (H is "aitch", X is "ex").
+    private static func withArticle(_ noun: String) -> String {
+        guard let first = noun.first else { return noun }
+        let firstWord = noun.prefix(while: { $0 != " " })
+        let isAcronym = firstWord.count > 1 && firstWord.allSatisfy(\.isUppercase)
+        let vowelSound = isAcronym ? "AEFHILMNORSX".contains(first) : "aeiouAEIOU".contains(first)
+        return (vowelSound ? "an " : "a ") + noun
+    }
+
+    /// "512 bytes", "40 KB", "50 MB" (binary units, as the limit is configured).
+    private static func bytes(_ count: Int) -> String {
+        let value = Double(count)
+        if count < 1024 { return "\(count) bytes" }
+        if count < 1024 * 1024 { return trimmed(value / 1024) + " KB" }
+        return trimmed(value / (1024 * 1024)) + " MB"
+    }
+
+    private static func trimmed(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+
+    private static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.2g s", value)
+    }
+}
+
+extension FetchError: LocalizedError {
+    /// The same text as ``description``, so `localizedDescription` is useful too.
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,198 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+
+/// Downloads original images over HTTP(S) into files, for the build-time pipeline.
+///
+/// One fetcher serves a whole build: it owns one `HTTPClient` whose connection pool is
+/// shared by all downloads (HTTP/1.1 keep-alive, or HTTP/2 when a TLS server offers it
+/// through ALPN). Call ``fetch(_:to:validators:)`` from as many tasks as you like:
+///
+/// - at most `concurrency` requests are in flight overall and `perHost` per `host:port`;
+///   the rest wait their turn (FIFO) without blocking threads;
+/// - concurrent calls for the same URL (and validators) share one download;
+/// - transient failures (connection errors, timeouts, truncated bodies, 5xx, 429) are
+///   retried with exponential backoff and jitter, honouring `Retry-After`;
+/// - a body lands at its destination only when it is complete, within `maxBytes`,
+///   recognisably an image, and fsynced; it is written beside the destination first and
+///   renamed into place, so the destination never holds a partial file.
+///
+/// Call ``shutdown()`` when done; downloads still running are cancelled. A fetcher must
+/// be shut down before it is released: AsyncHTTPClient traps in debug builds when a
+/// client is deinitialised while running. ``withFetcher(configuration:logger:_:)`` takes
+/// care of that.
+public final class ImageFetcher: Sendable {
+    public let configuration: FetcherConfiguration
+    private let client: HTTPClient
+    private let downloader: Downloader
+    private let retryPolicy: RetryPolicy
+    private let coalescer = RequestCoalescer<CoalescingKey, SharedOutcome>()
+    private let isShutDown = Locked(false)
+    private let logger: Logger
+
+    /// Calls for the same URL share a download only if they also send the same
+    /// validators; otherwise one might get `304` while the other needs the bytes.
+    private struct CoalescingKey: Hashable, Sendable {
+        let url: String
+        let validators: CacheValidators?
+    }
+
+    /// A coalesced download's result, shared by every caller that waited for it.
+    private enum SharedOutcome: Sendable {
+        case downloaded(StagedDownload, FetchedOriginal)
+        case notModified(CacheValidators)
+    }
+
+    public init(configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger) {
+        let configuration = configuration.clamped
+        self.configuration = configuration
+        self.logger = logger
+
+        var clientConfiguration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,  // followed by hand: scheme rule and hop count
+            timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9))),
+            connectionPool: .init(
+                idleTimeout: .seconds(60),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.perHost),
+            decompression: .disabled)  // bytes on disk must be what the server sent
+        clientConfiguration.httpVersion = .automatic
+        client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: clientConfiguration,
+            backgroundActivityLogger: logger)
+        downloader = Downloader(
+            client: client,
+            configuration: configuration,
+            globalLimit: AsyncSemaphore(limit: configuration.concurrency),
+            hostLimits: KeyedSemaphores(limit: configuration.perHost))
+        retryPolicy = RetryPolicy(configuration: configuration)
+    }
+
+    /// Downloads `url` into `destination`.
+    ///
+    /// - Parameters:
+    ///   - url: an `http` or `https` URL.
+    ///   - destination: the file to create or replace. Its directory is created if needed.
+    ///   - validators: what the last build stored; when given, the request is conditional
+    ///     and an unchanged image comes back as ``FetchOutcome/notModified(_:)`` with
+    ///     `destination` left untouched.
+    /// - Throws: ``FetchError`` describing the final failure, or `CancellationError` if
+    ///   the calling task is cancelled.
+    public func fetch(_ url: URL, to destination: URL, validators: CacheValidators? = nil) async throws -> FetchOutcome {
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard URLRules.allowedSchemes.contains(scheme) else {
+            throw FetchError(url: url, kind: .unsupportedScheme(scheme), attempts: 0)
+        }
+        guard !isShutDown.withLock({ $0 }) else {
+            throw FetchError(url: url, kind: .shutDown, attempts: 0)
+        }
+        if let name = configuration.firstInvalidHeaderName {
+            throw FetchError(url: url, kind: .invalidHeader(name: name), attempts: 0)
+        }
+        let validators = (validators?.isEmpty ?? true) ? nil : validators
+        let key = CoalescingKey(url: url.absoluteString, validators: validators)
+        let stagingDirectory = destination.deletingLastPathComponent()
+        let stagingName = destination.lastPathComponent
+
+        let shared: SharedOutcome
+        do {
+            shared = try await coalescer.value(for: key) {
+                try await self.download(url, validators: validators, stagingDirectory: stagingDirectory, stagingName: stagingName)
+            }
+        } catch is CancellationError where isShutDown.withLock({ $0 }) && !Task.isCancelled {
+            throw FetchError(url: url, kind: .shutDown, attempts: 0)
+        }
+
+        switch shared {
+        case .notModified(let fresh):
+            return .notModified(fresh)
+        case .downloaded(let staged, let original):
+            do {
+                try staged.install(at: destination)
+            } catch {
+                throw FetchError(url: url, kind: .fileSystem(String(describing: error)), attempts: original.attempts)
+            }
+            return .downloaded(original)
+        }
+    }
+
+    /// Runs `body` with a new fetcher and shuts it down afterwards, whether `body`
+    /// returns or throws.
+    public static func withFetcher<T>(
+        configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger,
+        _ body: (ImageFetcher) async throws -> T
+    ) async throws -> T {
+        let fetcher = ImageFetcher(configuration: configuration, logger: logger)
+        let result: T
+        do {
+            result = try await body(fetcher)
+        } catch {
+            try? await fetcher.shutdown()
+            throw error
+        }
+        try await fetcher.shutdown()
+        return result
+    }
+
+    /// Cancels downloads in progress and closes all connections. Further `fetch` calls
+    /// fail with ``FetchError/Kind/shutDown``. Call it exactly once, when the build is done.
+    public func shutdown() async throws {
+        isShutDown.withLock { $0 = true }
+        coalescer.cancelAll()
+        // `client.shutdown()` is overloaded (async and future-returning); the future is unambiguous.
+        try await client.shutdown().get()
+    }
+
+    // MARK: Retry loop
+
+    private func download(
+        _ url: URL, validators: CacheValidators?, stagingDirectory: URL, stagingName: String
+    ) async throws -> SharedOutcome {
+        var logger = logger
+        logger[metadataKey: "url"] = "\(url.absoluteString)"
+        let started = ProcessInfo.processInfo.systemUptime
+
+        // Ends by returning, or by throwing once `shouldRetry` says no (at the latest on
+        // attempt `maxAttempts`).
+        var attempt = 0
+        while true {
+            attempt += 1
+            logger.debug("Download attempt \(attempt) of \(retryPolicy.maxAttempts)")
+            do {
+                switch try await downloader.attempt(
+                    url, validators: validators, stagingDirectory: stagingDirectory, stagingName: stagingName,
+                    logger: logger)
+                {
+                case .notModified(let fresh):
+                    logger.debug("Not modified")
+                    return .notModified(fresh)
+                case .downloaded(let staged, let response):
+                    let original = FetchedOriginal(
+                        finalURL: response.finalURL, byteCount: staged.byteCount, sha256: staged.sha256,
+                        validators: response.validators, contentType: response.contentType,
+                        sniffedFormat: staged.sniffedFormat, attempts: attempt,
+                        duration: ProcessInfo.processInfo.systemUptime - started)
+                    logger.debug(
+                        "Downloaded",
+                        metadata: ["bytes": "\(staged.byteCount)", "format": "\(staged.sniffedFormat.rawValue)"])
+                    return .downloaded(staged, original)
+                }
+            } catch let failure as AttemptFailure {
+                let error = FetchError(url: url, kind: failure.kind, attempts: attempt)
+                guard retryPolicy.shouldRetry(failure.kind, attempt: attempt) else {
+                    logger.debug("Giving up: \(error)")
+                    throw error
+                }
+                let delay = retryPolicy.delay(afterAttempt: attempt, retryAfter: failure.retryAfter)
+                logger.debug(
+                    "Retrying",
+                    metadata: [
+                        "reason": "\(error.kind)", "delay": "\(String(format: "%.3f", delay)) s",
+                        "retryAfter": "\(failure.retryAfter.map { "\($0) s" } ?? "none")",
+                    ])
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+@testable import WarmCacheBuilder
+
+@Suite("Fetch: building blocks")
+struct FetchPrimitivesTests {
+    actor Gauge {
+        private(set) var current = 0
+        private(set) var peak = 0
+        func enter() { current += 1; peak = max(peak, current) }
+        func leave() { current -= 1 }
+    }
+
+    @Test("AsyncSemaphore never lets more than its limit in")
+    func semaphoreLimit() async throws {
+        let semaphore = AsyncSemaphore(limit: 3)
+        let gauge = Gauge()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<40 {
+                group.addTask {
+                    try await semaphore.withPermit {
+                        await gauge.enter()
+                        await Task.yield()
+                        try await Task.sleep(nanoseconds: 1_000_000)
+                        await gauge.leave()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await gauge.peak <= 3)
+        #expect(await gauge.current == 0)
+    }
+
+    @Test("A waiter cancelled in the queue throws and gives its turn away")
+    func semaphoreCancellation() async throws {
+        let semaphore = AsyncSemaphore(limit: 1)
+        try await semaphore.acquire()
+        let waiter = Task { try await semaphore.acquire() }
+        try await Task.sleep(nanoseconds: 20_000_000)
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { try await waiter.value }
+
+        // The permit is still the holder's: releasing it lets a new waiter through.
+        let next = Task { try await semaphore.acquire() }
+        semaphore.release()
+        try await next.value
+        semaphore.release()
+    }
+
+    @Test("An already-cancelled task does not take a permit")
+    func semaphoreCancelledBeforehand() async throws {
+        let semaphore = AsyncSemaphore(limit: 1)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await semaphore.acquire()
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        try await semaphore.acquire()  // would hang if the cancelled task had kept it
+        semaphore.release()
+    }
+
+    @Test("The coalescer runs one operation for overlapping callers")
+    func coalescerShares() async throws {
+        let coalescer = RequestCoalescer<String, Int>()
+        let runs = Gauge()
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<5 {
+                group.addTask {
+                    try await coalescer.value(for: "k") {
+                        await runs.enter()
+                        try await Task.sleep(nanoseconds: 200_000_000)
+                        return 42
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(values == Array(repeating: 42, count: 5))
+        #expect(await runs.peak == 1)
+    }
+
+    @Test("Cancelling one waiter does not disturb the others; cancelling the last cancels the operation")
+    func coalescerCancellation() async throws {
+        let coalescer = RequestCoalescer<String, Int>()
+        let operation: @Sendable () async throws -> Int = {
+            try await Task.sleep(nanoseconds: 300_000_000)
+            return 7
+        }
+        let first = Task { try await coalescer.value(for: "k", operation: operation) }
+        let second = Task { try await coalescer.value(for: "k", operation: operation) }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(try await second.value == 7)
+
+        let lone = Task { try await coalescer.value(for: "k") { () async throws -> Int in
+            try await Task.sleep(nanoseconds: 30_000_000_000)
+            return 1
+        } }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let started = Date()
+        lone.cancel()
+        await #expect(throws: CancellationError.self) { try await lone.value }
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("Backoff stays within the exponential bound and the cap")
+    func backoffBounds() {
+        let policy = RetryPolicy(configuration: FetcherConfiguration(retries: 5, backoffBase: 0.25, maxBackoff: 1, maxRetryAfter: 10))
+        for _ in 0..<100 {
+            #expect((0...0.25).contains(policy.delay(afterAttempt: 1, retryAfter: nil)))
+            #expect((0...0.5).contains(policy.delay(afterAttempt: 2, retryAfter: nil)))
+            #expect((0...1).contains(policy.delay(afterAttempt: 9, retryAfter: nil)))
+        }
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 3) == 3)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 3_600) == 10)
+        #expect(policy.maxAttempts == 6)
+    }
+
+    @Test("Retry-After parses delay-seconds and all three HTTP-date forms")
+    func retryAfterParsing() {
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(RetryPolicy.retryAfterSeconds("120", now: now) == 120)
+        #expect(RetryPolicy.retryAfterSeconds(" 5 ", now: now) == 5)
+        #expect(RetryPolicy.retryAfterSeconds("-1", now: now) == nil)
+        #expect(RetryPolicy.retryAfterSeconds("soon", now: now) == nil)
+        #expect(RetryPolicy.retryAfterSeconds("Sun, 06 Nov 1994 08:49:47 GMT", now: now) == 10)
+        #expect(RetryPolicy.retryAfterSeconds("Sunday, 06-Nov-94 08:49:57 GMT", now: now) == 20)
+        #expect(RetryPolicy.retryAfterSeconds("Sun Nov  6 08:50:07 1994", now: now) == 30)
+        #expect(RetryPolicy.retryAfterSeconds("Sun, 06 Nov 1994 08:00:00 GMT", now: now) == 0)
+    }
+
+    @Test("Only transient failures are retried")
+    func transientKinds() {
+        #expect(FetchError.Kind.httpStatus(500).isTransient)
+        #expect(FetchError.Kind.httpStatus(429).isTransient)
+        #expect(!FetchError.Kind.httpStatus(404).isTransient)
+        #expect(!FetchError.Kind.httpStatus(408).isTransient)
+        #expect(FetchError.Kind.truncated(expected: 2, received: 1).isTransient)
+        #expect(FetchError.Kind.timeout(seconds: 1).isTransient)
+        #expect(!FetchError.Kind.notAnImage(sniffed: "HTML page", contentType: nil).isTransient)
+        #expect(!FetchError.Kind.tooLarge(limit: 1, declared: nil).isTransient)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import WarmCacheTestSupport
+
+@testable import WarmCacheBuilder
+
+@Suite("Fetch: retries")
+struct FetchRetryTests {
+    let png = FixtureBytes.fakePNG(count: 2_000)
+
+    @Test("4xx answers are final: one request, no retry", arguments: [400, 401, 403, 404, 410])
+    func clientErrorsAreNotRetried(_ status: Int) async throws {
+        try await withFetchHarness(routes: ["/x": .status(status)]) { harness in
+            let error = await harness.fetchError("/x")
+            #expect(error?.kind == .httpStatus(status))
+            #expect(error?.attempts == 1)
+            #expect(harness.server.requestCount(for: "/x") == 1)
+            #expect(harness.directoryListing().isEmpty)
+        }
+    }
+
+    @Test("404 names the URL and suggests checking it")
+    func notFoundMessage() async throws {
+        try await withFetchHarness(routes: [:]) { harness in
+            let error = try #require(await harness.fetchError("/missing.png"))
+            #expect(error.description.contains(harness.server.url("/missing.png").absoluteString))
+            #expect(error.description.contains("HTTP 404 Not Found"))
+            #expect(error.description.contains("Check the URL"))
+        }
+    }
+
+    @Test("500 then 200 succeeds on the second attempt")
+    func serverErrorThenSuccess() async throws {
+        try await withFetchHarness(routes: ["/x": .failing(times: 1, status: 500, then: .image(png))]) { harness in
+            let original = try downloaded(try await harness.fetch("/x"))
+            #expect(original.attempts == 2)
+            #expect(harness.server.requestCount(for: "/x") == 2)
+        }
+    }
+
+    @Test("A server that keeps failing is tried retries + 1 times")
+    func givesUp() async throws {
+        try await withFetchHarness(routes: ["/x": .status(503)], configuration: fastConfiguration(retries: 2)) { harness in
+            let error = await harness.fetchError("/x")
+            #expect(error?.kind == .httpStatus(503))
+            #expect(error?.attempts == 3)
+            #expect(error?.description.contains("gave up after 3 attempts") == true)
+            #expect(harness.server.requestCount(for: "/x") == 3)
+        }
+    }
+
+    @Test("429 with Retry-After in seconds: the retry waits at least that long")
+    func retryAfterSeconds() async throws {
+        let route = FixtureRoute.sequence([.tooManyRequests(retryAfter: "1"), .image(png)])
+        try await withFetchHarness(routes: ["/x": route]) { harness in
+            let original = try downloaded(try await harness.fetch("/x"))
+            #expect(original.attempts == 2)
+            let requests = harness.server.requests(for: "/x")
+            try #require(requests.count == 2)
+            // Backoff alone is at most 0.02 s here: only Retry-After explains a 1 s gap.
+            #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 0.95)
+        }
+    }
+
+    @Test("429 with Retry-After as an HTTP-date is honoured too")
+    func retryAfterDate() async throws {
+        let date = HTTPDateFormat.string(from: Date().addingTimeInterval(2))
+        let route = FixtureRoute.sequence([.tooManyRequests(retryAfter: date), .image(png)])
+        try await withFetchHarness(routes: ["/x": route]) { harness in
+            _ = try downloaded(try await harness.fetch("/x"))
+            let requests = harness.server.requests(for: "/x")
+            try #require(requests.count == 2)
+            // The date has whole-second precision, so the wait is between 1 and 2 s.
+            #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 0.5)
+        }
+    }
+
+    @Test("An absurd Retry-After is capped by maxRetryAfter")
+    func retryAfterCapped() async throws {
+        let route = FixtureRoute.sequence([.tooManyRequests(retryAfter: "86400"), .image(png)])
+        let started = Date()
+        try await withFetchHarness(routes: ["/x": route], configuration: fastConfiguration(maxRetryAfter: 0.1)) { harness in
+            _ = try downloaded(try await harness.fetch("/x"))
+        }
+        #expect(Date().timeIntervalSince(started) < 30, "a day-long Retry-After must have been capped")
+    }
+
+    @Test("A truncated body is retried and, if it stays truncated, fails without leaving a file")
+    func truncatedBody() async throws {
+        let route = FixtureRoute.truncated(afterBytes: 500, .image(png))
+        try await withFetchHarness(routes: ["/x": route], configuration: fastConfiguration(retries: 1)) { harness in
+            let error = await harness.fetchError("/x")
+            #expect(error?.kind == .truncated(expected: png.count, received: 500))
+            #expect(error?.attempts == 2)
+            #expect(harness.server.requestCount(for: "/x") == 2)
+            #expect(harness.directoryListing().isEmpty, "neither the destination nor a staging file may exist")
+        }
+    }
+
+    @Test("A truncated body followed by a complete one succeeds")
+    func truncatedThenComplete() async throws {
+        let route = FixtureRoute.sequence([.truncated(afterBytes: 100, .image(png)), .image(png)])
+        try await withFetchHarness(routes: ["/x": route]) { harness in
+            let original = try downloaded(try await harness.fetch("/x"))
+            #expect(original.byteCount == png.count)
+            #expect(original.attempts == 2)
+            #expect(harness.directoryListing() == ["original.bin"])
+        }
+    }
+
+    @Test("A refused connection is a retried connection error")
+    func connectionRefused() async throws {
+        // Start a server to learn a free port, then stop it so nothing listens there.
+        let server = try await FixtureServer.start()
+        let url = server.url("/gone.png")
+        try await server.shutdown()
+        try await withFetchHarness(configuration: fastConfiguration(retries: 1)) { harness in
+            do {
+                _ = try await harness.fetcher.fetch(url, to: harness.destination())
+                Issue.record("expected a connection failure")
+            } catch let error as FetchError {
+                switch error.kind {
+                case .connection, .timeout: break
+                default: Issue.record("unexpected kind \(error.kind)")
+                }
+                #expect(error.attempts == 2)
+            }
+        }
+    }
+}
