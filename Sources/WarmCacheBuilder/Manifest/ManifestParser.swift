@@ -1,3 +1,4 @@
+import WarmCacheImaging
 import Yams
 
 /// Turns a composed YAML tree into a ``Manifest``, type-checking every key and reporting each

@@ -1,3 +1,4 @@
+import WarmCache
 /// How one variant is cut from an upright source: resample the whole source to ``scaled``,
 /// then finish (crop, smart-crop or pad) to ``output``.
 ///

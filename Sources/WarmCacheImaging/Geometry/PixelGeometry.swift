@@ -1,16 +1,6 @@
-/// A size in whole pixels.
-public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
+import WarmCache
 
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
-
-    /// Pixel count, the quantity the engine's limits are expressed in.
-    public var area: Int { width * height }
-
+extension PixelSize {
     /// `width x height` with each side scaled by `scale` and rounded, never below 1 pixel.
     func scaled(by scale: Double) -> PixelSize {
         PixelSize(width: Self.round(Double(width) * scale), height: Self.round(Double(height) * scale))
@@ -20,8 +10,6 @@ public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
     static func round(_ length: Double) -> Int {
         max(1, Int(length.rounded()))
     }
-
-    public var description: String { "\(width)x\(height)" }
 }
 
 /// A pixel position, origin at the top left.

@@ -1,3 +1,4 @@
+import WarmCache
 /// The coverage mask of a rectangle with rounded corners, used as an alpha channel.
 ///
 /// Each pixel's value is how much of it lies inside the shape (0 outside, 255 inside),

@@ -1,3 +1,4 @@
+import WarmCache
 import CVipsShim
 
 /// Decodes a source once per render: shrink-on-load straight to the size needed, upright,

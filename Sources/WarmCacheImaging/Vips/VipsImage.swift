@@ -1,3 +1,4 @@
+import WarmCache
 import CVipsShim
 
 /// An owned reference to a libvips image, released when the wrapper goes away.

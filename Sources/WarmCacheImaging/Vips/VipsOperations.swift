@@ -1,3 +1,4 @@
+import WarmCache
 import CVipsShim
 
 /// The libvips operations the engine uses, as methods returning new lazy images.

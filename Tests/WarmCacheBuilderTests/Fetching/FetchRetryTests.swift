@@ -64,13 +64,15 @@ struct FetchRetryTests {
 
     @Test("429 with Retry-After as an HTTP-date is honoured too")
     func retryAfterDate() async throws {
-        let date = HTTPDateFormat.string(from: Date().addingTimeInterval(2))
+        // Far enough ahead that a slow harness start (tests run in parallel) cannot eat it up.
+        let date = HTTPDateFormat.string(from: Date().addingTimeInterval(5))
         let route = FixtureRoute.sequence([.tooManyRequests(retryAfter: date), .image(png)])
         try await withFetchHarness(routes: ["/x": route]) { harness in
             _ = try downloaded(try await harness.fetch("/x"))
             let requests = harness.server.requests(for: "/x")
             try #require(requests.count == 2)
-            // The date has whole-second precision, so the wait is between 1 and 2 s.
+            // The date has whole-second precision and the harness takes a moment to start, so
+            // only a lower bound well under the 4-5 s asked for is safe; backoff alone is 0.02 s.
             #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 0.5)
         }
     }
