@@ -51,7 +51,7 @@ struct Downloader: Sendable {
         // One pass per hop; at most maxRedirects redirects, then one more for the answer.
         for _ in 0...configuration.maxRedirects {
             let sendsCustomHeaders = URLRules.origin(of: current) == origin
-            if !sendsCustomHeaders, !configuration.headers.isEmpty {
+            if !sendsCustomHeaders, !configuration.headers(forHost: url.host).isEmpty {
                 logger.debug("Not sending configured headers across origins", metadata: ["to": "\(current)"])
             }
             let request = makeRequest(current, validators: validators, customHeaders: sendsCustomHeaders)
@@ -184,7 +184,7 @@ struct Downloader: Sendable {
     private func makeRequest(_ url: URL, validators: CacheValidators?, customHeaders: Bool) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
-        let custom = customHeaders ? configuration.headers : []
+        let custom = customHeaders ? configuration.headers(forHost: url.host) : []
         if !custom.contains(where: { $0.name.lowercased() == "user-agent" }) {
             request.headers.add(name: "User-Agent", value: configuration.userAgent)
         }

@@ -41,6 +41,9 @@ public struct FetcherConfiguration: Sendable {
     /// They are sent to the URL's own origin only and dropped when a redirect leads to
     /// another scheme, host or port (as curl does without `--location-trusted`).
     public var headers: [(name: String, value: String)]
+    /// Headers for one host only (lowercased host name), added to ``headers`` or replacing
+    /// those of the same name. Sent under the same same-origin rule.
+    public var hostHeaders: [String: [(name: String, value: String)]] = [:]
     /// The `User-Agent` sent with every request, unless `headers` sets its own.
     public var userAgent: String
 
@@ -96,7 +99,7 @@ public struct FetcherConfiguration: Sendable {
         func isTokenCharacter(_ character: Character) -> Bool {
             character.isASCII && (character.isLetter || character.isNumber || tokenPunctuation.contains(character))
         }
-        for header in headers {
+        for header in headers + hostHeaders.keys.sorted().flatMap({ hostHeaders[$0] ?? [] }) {
             let nameIsValid = !header.name.isEmpty && header.name.allSatisfy(isTokenCharacter)
             let valueIsValid = header.value.unicodeScalars.allSatisfy { $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) }
             if !nameIsValid || !valueIsValid { return header.name }
@@ -106,7 +109,15 @@ public struct FetcherConfiguration: Sendable {
 
     /// The configured header values, for scrubbing them out of error text.
     var secretHeaderValues: [String] {
-        headers.map(\.value).filter { !$0.isEmpty }
+        (headers + hostHeaders.values.flatMap { $0 }).map(\.value).filter { !$0.isEmpty }
+    }
+
+    /// The headers sent to `host`: the global ones, with that host's own added or replacing
+    /// those of the same (case-insensitive) name.
+    func headers(forHost host: String?) -> [(name: String, value: String)] {
+        guard let host, let specific = hostHeaders[host.lowercased()], !specific.isEmpty else { return headers }
+        let overridden = Set(specific.map { $0.name.lowercased() })
+        return headers.filter { !overridden.contains($0.name.lowercased()) } + specific
     }
 }
 
@@ -114,7 +125,8 @@ extension FetcherConfiguration: CustomStringConvertible {
     /// A one-line summary for logs and `--verbose` output. Header values are replaced by
     /// `<redacted>`; only their names are shown.
     public var description: String {
-        let headerList = headers.map { "\($0.name): <redacted>" }.joined(separator: ", ")
+        let headerList = (headers + hostHeaders.values.flatMap { $0 }).map { "\($0.name): <redacted>" }
+            .joined(separator: ", ")
         return "FetcherConfiguration(concurrency: \(concurrency), perHost: \(perHost), "
             + "connectTimeout: \(connectTimeout)s, requestTimeout: \(requestTimeout)s, "
             + "retries: \(retries), backoffBase: \(backoffBase)s, maxBackoff: \(maxBackoff)s, "

@@ -30,8 +30,19 @@ struct PlanBuilder {
             let variants = variants(for: entry, presetIssues: presetIssues, used: &usedPresets)
             let placeholders = entry.placeholder?.value ?? manifest.defaultPlaceholder?.value ?? .averageColor
             for candidate in resolver.candidates(for: entry) {
-                if let first = sources[candidate.identifier] {
-                    reportDuplicate(candidate, first: first.candidate)
+                if var first = sources[candidate.identifier] {
+                    // The same image listed by several entries (say, in a thumbnail list and a
+                    // card list) is one source with the union of their variants, fetched once.
+                    // One identifier for two different images is an error.
+                    guard first.source.location == candidate.location else {
+                        reportDuplicate(candidate, first: first.candidate)
+                        continue
+                    }
+                    for variant in variants where !first.source.variants.contains(variant) {
+                        first.source.variants.append(variant)
+                    }
+                    first.source.placeholders.formUnion(placeholders)
+                    sources[candidate.identifier] = first
                     continue
                 }
                 let source = PlannedSource(identifier: candidate.identifier, location: candidate.location,
@@ -131,11 +142,9 @@ struct PlanBuilder {
     }
 
     private func reportDuplicate(_ candidate: PlanSourceCandidate, first: PlanSourceCandidate) {
-        var message = "duplicate source '\(candidate.identifier)': list each source once, with all its presets"
+        var message = "duplicate source '\(candidate.identifier)': two different images cannot share one identifier"
         if candidate.isKeyed || first.isKeyed {
-            message += " (two entries use the same 'key')"
-        } else if candidate.written != first.written {
-            message += " ('\(candidate.written)' and '\(first.written)' are the same URL after normalisation)"
+            message += " (two entries use the same 'key'; give each its own)"
         }
         diagnostics.error(message, at: candidate.listedAt, notes: [("first listed here", first.listedAt)])
     }

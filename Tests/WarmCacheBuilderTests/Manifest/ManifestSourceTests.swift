@@ -110,8 +110,9 @@ import WarmCache
         #expect(warnings == ["manifest.yml:7:16: warning: 'lists/empty.txt' lists no URLs"])
     }
 
-    @Test func duplicatesAreErrorsWithTheFirstListing() {
-        let yaml = minimalManifest(images: """
+    @Test func theSameImageListedTwiceIsOneSourceWithAllItsVariants() throws {
+        let presets = "  thumb: { width: 64, height: 64, fit: cover }\n  card: { width: 320 }"
+        let yaml = minimalManifest(presets: presets, images: """
           - url: https://cdn.example.com/products/10.jpg
             presets: [thumb]
           - urls:
@@ -119,7 +120,17 @@ import WarmCache
               - HTTPS://cdn.example.com:443/b.jpg
             presets: [thumb]
           - urls_from: lists/urls.txt
-            presets: [thumb]
+            presets: [card]
+        """)
+        let plan = try fixture.load(yaml)
+        let ids = plan.sources.map(\.identifier.rawValue)
+        #expect(ids.filter { $0 == "https://cdn.example.com/b.jpg" }.count == 1)
+        let merged = try #require(plan.sources.first { $0.identifier.rawValue == "https://cdn.example.com/products/10.jpg" })
+        #expect(Set(merged.variants.map(\.preset)) == ["thumb", "card"])
+    }
+
+    @Test func twoImagesWithOneIdentifierAreAnError() {
+        let yaml = minimalManifest(images: """
           - path: Images/a.png
             key: asset://a
             presets: [thumb]
@@ -128,16 +139,9 @@ import WarmCache
             presets: [thumb]
         """)
         #expect(fixture.diagnostics(yaml) == [
-            "lists/urls.txt:2:1: error: duplicate source 'https://cdn.example.com/products/10.jpg': list each source"
-                + " once, with all its presets",
-            "manifest.yml:7:10: note: first listed here",
-            "manifest.yml:11:9: error: duplicate source 'https://cdn.example.com/b.jpg': list each source once, with"
-                + " all its presets ('HTTPS://cdn.example.com:443/b.jpg' and 'https://cdn.example.com/b.jpg' are the"
-                + " same URL after normalisation)",
-            "manifest.yml:10:9: note: first listed here",
-            "manifest.yml:18:10: error: duplicate source 'asset://a': list each source once, with all its presets"
-                + " (two entries use the same 'key')",
-            "manifest.yml:15:11: note: first listed here",
+            "manifest.yml:10:10: error: duplicate source 'asset://a': two different images cannot share one identifier"
+                + " (two entries use the same 'key'; give each its own)",
+            "manifest.yml:7:11: note: first listed here",
         ])
     }
 
