@@ -1,0 +1,31 @@
+import Foundation
+
+/// Why a warm run as a whole failed. Individual source failures are in the ``WarmReport``.
+public struct WarmError: Error, Sendable, CustomStringConvertible, LocalizedError {
+    public enum Kind: Sendable, Equatable {
+        /// Every source failed, so there was nothing to publish; the previous bundle is untouched.
+        case nothingWritten
+        /// `--strict` and at least one source failed; the previous bundle is untouched.
+        case strictFailure
+        /// Another run holds the output's lock.
+        case locked
+        /// The imaging engine could not start (libvips missing or broken).
+        case engine
+        /// Reading or writing the cache or the bundle failed.
+        case fileSystem
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The report of the run up to the failure, when there was one.
+    public var report: WarmReport?
+
+    public init(_ kind: Kind, _ message: String, report: WarmReport? = nil) {
+        self.kind = kind
+        self.message = message
+        self.report = report
+    }
+
+    public var description: String { message }
+    public var errorDescription: String? { message }
+}

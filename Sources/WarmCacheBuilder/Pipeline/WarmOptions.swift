@@ -1,0 +1,41 @@
+import Foundation
+
+/// How one warm run behaves, beyond what the manifest says.
+///
+/// The CLI maps its flags onto this; library users build it directly.
+public struct WarmOptions: Sendable {
+    /// Where downloaded originals and render records live between runs. `nil` uses
+    /// `.build/warm-cache` beside the manifest.
+    public var cacheDirectory: URL?
+    /// Write nothing if any source fails (the previous bundle stays as it was).
+    public var strict: Bool
+    /// No network at all: every remote source must already be in the originals cache.
+    public var offline: Bool
+    /// Originals fetched less than this many seconds ago are used without revalidation.
+    public var maxAge: TimeInterval?
+    /// How many sources are decoded and encoded at once. `nil` means one per core.
+    public var imagingConcurrency: Int?
+    /// Overrides the manifest's `fetch.concurrency` when set.
+    public var fetchConcurrency: Int?
+
+    public init(cacheDirectory: URL? = nil, strict: Bool = false, offline: Bool = false,
+                maxAge: TimeInterval? = nil, imagingConcurrency: Int? = nil, fetchConcurrency: Int? = nil) {
+        self.cacheDirectory = cacheDirectory
+        self.strict = strict
+        self.offline = offline
+        self.maxAge = maxAge
+        self.imagingConcurrency = imagingConcurrency
+        self.fetchConcurrency = fetchConcurrency
+    }
+
+    /// The cache directory for a plan: the one set here, or `.build/warm-cache` next to the manifest.
+    public func resolvedCacheDirectory(for plan: WarmPlan) -> URL {
+        cacheDirectory?.standardizedFileURL
+            ?? plan.manifestURL.deletingLastPathComponent()
+                .appendingPathComponent(".build/warm-cache", isDirectory: true)
+    }
+
+    var resolvedImagingConcurrency: Int {
+        max(1, imagingConcurrency ?? ProcessInfo.processInfo.activeProcessorCount)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A snapshot of a run in progress, delivered after each source finishes.
+public struct WarmProgress: Sendable {
+    public var sourcesTotal: Int
+    public var sourcesDone: Int
+    public var sourcesFailed: Int
+    public var variantsWritten: Int
+    public var bytesDownloaded: Int
+    public var elapsed: TimeInterval
+
+    /// Bytes downloaded per second so far.
+    public var downloadRate: Double {
+        elapsed > 0 ? Double(bytesDownloaded) / elapsed : 0
+    }
+
+    /// Estimated seconds left, from the pace so far; `nil` until a source has finished.
+    public var estimatedRemaining: TimeInterval? {
+        guard sourcesDone > 0, elapsed > 0 else { return nil }
+        return elapsed / Double(sourcesDone) * Double(sourcesTotal - sourcesDone)
+    }
+}
+
+/// Counts finished sources and hands snapshots to the observer. Thread-safe.
+final class ProgressTracker: Sendable {
+    private let state: Locked<WarmProgress>
+    private let started = ProcessInfo.processInfo.systemUptime
+    private let observer: (@Sendable (WarmProgress) -> Void)?
+
+    init(total: Int, observer: (@Sendable (WarmProgress) -> Void)?) {
+        state = Locked(WarmProgress(sourcesTotal: total, sourcesDone: 0, sourcesFailed: 0, variantsWritten: 0,
+                                    bytesDownloaded: 0, elapsed: 0))
+        self.observer = observer
+    }
+
+    func finished(_ report: SourceReport) {
+        let snapshot = state.withLock { progress in
+            progress.sourcesDone += 1
+            if report.status == .failed { progress.sourcesFailed += 1 }
+            progress.variantsWritten += report.variants.count
+            progress.bytesDownloaded += report.bytesDownloaded
+            progress.elapsed = ProcessInfo.processInfo.systemUptime - started
+            return progress
+        }
+        observer?(snapshot)
+    }
+}

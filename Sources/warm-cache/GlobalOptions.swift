@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// `--quiet` and `--verbose`, shared by every subcommand.
+struct LoggingOptions: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print errors only (no progress, no summary).")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Log every source and request decision (debug level).")
+    var verbose = false
+
+    var level: Logger.Level {
+        verbose ? .debug : quiet ? .error : .warning
+    }
+
+    /// A logger writing to standard error at the chosen level.
+    func makeLogger(label: String = "warm-cache") -> Logger {
+        let level = self.level
+        var logger = Logger(label: label) { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        logger.logLevel = level
+        return logger
+    }
+}
+
+/// Prints errors the way compilers do, so editors and CI logs pick them up.
+enum Console {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    }
+
+    static func warning(_ message: String) {
+        FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
+    }
+
+    static func line(_ text: String = "") {
+        print(text)
+    }
+
+    /// Pretty, key-sorted JSON on standard output.
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// `0 B`, `812 B`, `14.2 KB`, `3.1 MB` (decimal units, as file managers show them).
+    static func bytes(_ count: Int) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import WarmCacheBuilder
+
+/// `warm-cache inspect Images.warmcache`: what a bundle holds.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries.")
+
+    @Argument(help: "The bundle directory (…/Name.warmcache).", completion: .directory)
+    var bundle: String
+
+    @Option(help: "How many of the largest entries to list.")
+    var largest = 10
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    func run() throws {
+        let report: BundleReport
+        do {
+            report = try BundleInspector(bundleURL: URL(fileURLWithPath: bundle)).report(largest: largest)
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode.failure
+        }
+        if json {
+            try Console.json(report)
+            return
+        }
+        Console.line("\(report.path)")
+        Console.line("  format \(report.formatVersion), written by \(report.generator)")
+        Console.line("  \(report.sources) sources (\(Console.bytes(report.sourceBytes)) of originals), "
+            + "\(report.variants) variants in \(report.blobs) blobs (\(Console.bytes(report.blobBytes))), "
+            + "\(report.placeholders) placeholders")
+        for (title, groups) in [("by format", report.byFormat), ("by preset", report.byPreset),
+                                ("by variant", report.byVariant)] where !groups.isEmpty {
+            Console.line("  \(title):")
+            for group in groups {
+                Console.line("    \(group.name.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+                    + "\(String(group.variants).leftPadded(5)) variants  \(Console.bytes(group.bytes))")
+            }
+        }
+        if !report.largest.isEmpty {
+            Console.line("  largest:")
+            for entry in report.largest {
+                Console.line("    \(Console.bytes(entry.bytes).leftPadded(9))  \(entry.pixelWidth)x\(entry.pixelHeight) "
+                    + "\(entry.format)  \(entry.cacheKey)")
+            }
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

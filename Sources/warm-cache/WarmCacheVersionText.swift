@@ -1,0 +1,6 @@
+import WarmCacheBuilder
+import WarmCacheImaging
+
+enum WarmCacheVersionText {
+    static var text: String { "\(WarmCacheVersion.current)" }
+}
