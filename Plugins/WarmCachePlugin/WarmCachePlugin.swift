@@ -24,15 +24,15 @@ struct WarmCachePlugin: CommandPlugin {
         ToolRun.run(tool, invocation, in: package.directoryURL)
     }
 
-    /// Builds the `warm-cache` product (debug, incremental, in the package's own build folder,
-    /// shared with `swift build`) and returns the executable. See docs/plugin.md for why this
-    /// beats a plugin dependency on the executable target.
+    /// Builds the `warm-cache` product (incremental, in the package's own build folder, shared
+    /// with `swift build`; debug unless `swift package -c release warm-cache`) and returns the
+    /// executable. See docs/plugin.md for why this beats a plugin dependency on the executable target.
     private func buildTool() -> URL? {
         let result: PackageManager.BuildResult
         do {
             result = try packageManager.build(
                 .product(ToolRun.toolName),
-                parameters: .init(configuration: .debug, logging: .concise, echoLogs: true))
+                parameters: .init(configuration: .inherit, logging: .concise, echoLogs: true))
         } catch {
             Diagnostics.error("cannot build \(ToolRun.toolName): \(error)")
             return nil
