@@ -9,8 +9,9 @@
 #
 # CONSUMER_BUILD_DIR: the app's SwiftPM scratch directory (default Examples/ConsumerApp/.build,
 # apart from the repository's own .build so the two builds never share a lock or a build plan).
-# A CI cache of it turns the cold run (~5 min on 2 cores, nearly all of it compiling warm-cache
-# and its dependencies) into a warm one (~20 s). docs/plugin.md has the measured figures.
+# Measured from a fresh clone on 2 cores: 183 s cold (160 s of it compiling warm-cache and its
+# dependencies; up to ~290 s on a busy machine), 14 s again. A CI cache of the scratch directory
+# gives the warm figure. docs/plugin.md has the details.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
