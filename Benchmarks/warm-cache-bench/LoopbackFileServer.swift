@@ -23,12 +23,14 @@ final class LoopbackFileServer {
             if Self.accepts(port) { return }
             usleep(50_000)
         }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "python3 http.server did not start"])
     }
 
+    /// SIGKILL, not SIGTERM: a child spawned from a Dispatch thread inherits its blocked signal
+    /// mask, so Python would never see a SIGTERM.
     func stop() {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

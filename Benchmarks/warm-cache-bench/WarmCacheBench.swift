@@ -2,6 +2,7 @@ import ArgumentParser
 
 /// Benchmarks that print figures (never timed tests). Run in release:
 /// `swift run -c release warm-cache-bench <subcommand>`.
+@main
 struct WarmCacheBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "warm-cache-bench",
@@ -10,4 +11,3 @@ struct WarmCacheBench: AsyncParsableCommand {
     )
 }
 
-await WarmCacheBench.main()
