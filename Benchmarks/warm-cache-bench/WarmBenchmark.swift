@@ -23,8 +23,11 @@ struct WarmBenchmark: AsyncParsableCommand {
     @Option(help: "Skip photos larger than this many bytes (0: no limit).")
     var maxPhotoBytes: Int = 4_000_000
 
-    @Flag(help: "Also re-run the warm with nothing changed (the incremental path) and print its time.")
+    @Flag(help: "Also re-run the warm with nothing changed, then with --change-percent of the images replaced.")
     var rewarm = false
+
+    @Option(help: "With --rewarm: the share of served images replaced before the third run.")
+    var changePercent: Double = 1
 
     mutating func run() async throws {
         let photos = try ImagingBenchmark.photos(in: images, limit: 0)
@@ -57,17 +60,34 @@ struct WarmBenchmark: AsyncParsableCommand {
             + "(\(WarmBenchmarkManifest.description)), \(ProcessInfo.processInfo.activeProcessorCount) cores")
 
         let tool = try Self.siblingExecutable("warm-cache")
-        let cold = try Self.runTool(tool, ["warm", manifest.path, "--quiet", "--cache-dir", work.appendingPathComponent("cache").path])
+        let cache = work.appendingPathComponent("cache").path
+        let reportURL = work.appendingPathComponent("report.json")
+        let arguments = ["warm", manifest.path, "--quiet", "--cache-dir", cache, "--report", reportURL.path]
+        let cold = try Self.runTool(tool, arguments)
         let peak = Measurement.peakChildRSSMiB()
         print("warm-cache:   \(Measurement.format(cold, 2)) s  "
             + "\(Measurement.format(Double(urls.count) / cold)) sources/s  "
             + "\(Measurement.format(Double(variantCount) / cold)) variants/s  "
-            + "\(Measurement.format(Double(servedBytes) / 1e6 / cold)) MB/s downloaded  peak RSS \(Measurement.format(peak, 0)) MiB")
+            + "\(Measurement.format(Double(servedBytes) / 1e6 / cold)) MB/s downloaded  peak RSS \(Measurement.format(peak, 0)) MiB"
+            + "  [\(try RunTotals(reportURL))]")
 
         if rewarm {
-            let again = try Self.runTool(tool, ["warm", manifest.path, "--quiet", "--cache-dir", work.appendingPathComponent("cache").path])
+            let again = try Self.runTool(tool, arguments)
             print("re-warm, nothing changed: \(Measurement.format(again, 2)) s "
-                + "(\(Measurement.format(again / cold * 100)) % of cold)")
+                + "(\(Measurement.format(again / cold * 100)) % of cold)  [\(try RunTotals(reportURL))]")
+            let changed = max(1, Int((Double(urls.count) * changePercent / 100).rounded()))
+            for index in 0..<changed {
+                // Spread over the list; a fresh copy of another photo gets a new mtime, so the
+                // server's Last-Modified moves forward as a real origin's would.
+                let name = names[index * names.count / changed]
+                let target = served.appendingPathComponent(name)
+                let replacement = photos[(index + 1 + names.firstIndex(of: name)!) % photos.count]
+                try FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(atPath: replacement.path, toPath: target.path)
+            }
+            let partial = try Self.runTool(tool, arguments)
+            print("re-warm, \(changed) of \(urls.count) images replaced: \(Measurement.format(partial, 2)) s "
+                + "(\(Measurement.format(partial / cold * 100)) % of cold)  [\(try RunTotals(reportURL))]")
         }
 
         guard baselineSources > 0 else { return }
@@ -105,5 +125,23 @@ struct WarmBenchmark: AsyncParsableCommand {
             throw ValidationError("\(tool.lastPathComponent) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
         }
         return seconds
+    }
+}
+
+/// The counts a run's `--report` gives, for the benchmark's lines.
+struct RunTotals: CustomStringConvertible {
+    var fetched = 0, revalidated = 0, encoded = 0, reused = 0
+
+    init(_ report: URL) throws {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+        let totals = object?["totals"] as? [String: Any] ?? [:]
+        fetched = totals["fetched"] as? Int ?? 0
+        revalidated = totals["revalidated"] as? Int ?? 0
+        encoded = totals["variantsEncoded"] as? Int ?? 0
+        reused = totals["variantsReused"] as? Int ?? 0
+    }
+
+    var description: String {
+        "\(fetched) fetched, \(revalidated) not modified, \(encoded) variants encoded, \(reused) reused"
     }
 }
