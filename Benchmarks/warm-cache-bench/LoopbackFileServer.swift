@@ -15,7 +15,16 @@ final class LoopbackFileServer {
         port = try Self.freePort()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", root.path, "\(port)"]
+        // http.server's listen backlog is 5: with more connections at once, SYNs are dropped and
+        // retried a second later, which would time the server instead of the tool.
+        let script = """
+            import functools, http.server as s
+            s.ThreadingHTTPServer.request_queue_size = 256
+            handler = functools.partial(s.SimpleHTTPRequestHandler, directory=\(Self.pythonString(root.path)))
+            handler.log_message = lambda *args: None
+            s.ThreadingHTTPServer(("127.0.0.1", \(port)), handler).serve_forever()
+            """
+        process.arguments = ["python3", "-c", script]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -32,6 +41,10 @@ final class LoopbackFileServer {
     func stop() {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    private static func pythonString(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
     private static func freePort() throws -> Int {
