@@ -27,6 +27,13 @@ struct NaiveBaseline {
     }
 
     private static func exec(_ path: String, _ arguments: [String]) throws {
+        try Subprocess.run(path, arguments)
+    }
+}
+
+/// Runs a command to completion with its output discarded; a non-zero exit throws.
+enum Subprocess {
+    static func run(_ path: String, _ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
