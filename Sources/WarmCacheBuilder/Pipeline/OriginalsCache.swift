@@ -37,8 +37,10 @@ struct OriginalsCache: Sendable {
     /// The record of a cached original whose bytes are intact, or `nil` (and the broken entry
     /// removed) if there is none.
     func validRecord(for identifier: SourceIdentifier) -> OriginalRecord? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601  // as `save` writes it
         guard let data = try? Data(contentsOf: recordURL(for: identifier)),
-              let record = try? JSONDecoder().decode(OriginalRecord.self, from: data),
+              let record = try? decoder.decode(OriginalRecord.self, from: data),
               record.identifier == identifier.rawValue else { return nil }
         guard let bytes = try? Data(contentsOf: dataURL(for: identifier), options: .alwaysMapped),
               bytes.count == record.byteCount, ContentHash.sha256(bytes) == record.sha256 else {
