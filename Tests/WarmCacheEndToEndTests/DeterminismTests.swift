@@ -23,6 +23,9 @@ import WarmCacheTestSupport
             let serial = try await Warm.run(manifest, output: scratch.path("A/Images.warmcache"),
                                             options: Warm.options(cache: scratch.path("cache-a"), imaging: 1, fetch: 1))
                 .published()
+            // fetch concurrency 1 means one request at a time.
+            #expect(server.maxConcurrentRequests == 1)
+            server.resetStatistics()
             let parallel = try await Warm.run(manifest, output: scratch.path("B/Images.warmcache"),
                                               options: Warm.options(cache: scratch.path("cache-b"), imaging: 4, fetch: 16))
                 .published()

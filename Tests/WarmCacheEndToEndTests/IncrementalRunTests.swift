@@ -82,6 +82,58 @@ import WarmCacheTestSupport
                 try BundleChecks.checkVariants(in: bundle, source: SourceIdentifier(urls[index].absoluteString),
                                                sourceSize: images[index].pixelSize, expectedCount: perSource)
             }
+
+            // Fourth run: a source dropped from the manifest leaves the bundle with its blobs.
+            try scratch.write(Manifests.yaml(urls: Array(urls.dropLast())), to: "manifest.yml")
+            let fourth = try await Warm.run(manifest, options: options).published()
+            #expect(fourth.totals.sources == Self.count - 1)
+            #expect(fourth.totals.variantsEncoded == 0)
+            #expect(fourth.totals.blobsRemoved == perSource)
+            let smaller = try CacheBundle(contentsOf: bundleURL)
+            #expect(try !smaller.contains(SourceIdentifier(urls[Self.count - 1].absoluteString)))
+            #expect(smaller.info.variantCount == (Self.count - 1) * perSource)
+            #expect(try BundleVerifier(bundleURL: bundleURL).verify().warnings.isEmpty)
+        }
+    }
+
+    @Test func aDeletedBundleIsRebuiltIdenticallyFromAWarmCache() async throws {
+        let images = try SourceImages.distinct(3)
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/r/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"r\(index)\"")
+        }
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = (0..<3).map { server.url("/r/\($0)") }
+            let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+            let options = Warm.options(cache: scratch.path("cache"))
+            let bundleURL = scratch.path("Out/Images.warmcache")
+            _ = try await Warm.run(manifest, options: options).published()
+            let original = snapshot(of: bundleURL)
+
+            // A fresh checkout with a restored cache: render records name blobs that are gone,
+            // so everything is encoded again (originals are only revalidated).
+            try FileManager.default.removeItem(at: bundleURL)
+            let rebuilt = try await Warm.run(manifest, options: options).published()
+            #expect(rebuilt.totals.revalidated == 3)
+            #expect(rebuilt.totals.variantsEncoded == 3 * Manifests.variantsPerSource)
+            let again = snapshot(of: bundleURL)
+            #expect(again == original, "\(differences(original, again))")
+        }
+    }
+
+    @Test func withinMaxAgeNoRequestIsSent() async throws {
+        let image = try SourceImages.fixture("chelsea.jpg")
+        let routes: [String: FixtureRoute] = ["/fresh.jpg": .image(image.bytes, contentType: image.contentType, etag: "\"f\"")]
+        try await withWorld(routes: routes) { scratch, server in
+            let manifest = try scratch.write(Manifests.yaml(urls: [server.url("/fresh.jpg")]), to: "manifest.yml")
+            _ = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache"))).published()
+            let options = WarmOptions(cacheDirectory: scratch.path("cache"), maxAge: 3600)
+            let second = try await Warm.run(manifest, options: options).published()
+            #expect(server.requestCount(for: "/fresh.jpg") == 1)
+            #expect(second.totals.reusedFromCache == 1)
+            #expect(second.sources.first?.status == .cached)
+            #expect(second.totals.variantsEncoded == 0)
+            #expect(second.warnings.isEmpty)
         }
     }
 

@@ -57,6 +57,36 @@ import WarmCacheTestSupport
         }
     }
 
+    @Test func serverErrorsAreBridgedButAnImageGoneUpstreamIsAFailure() async throws {
+        let images = try SourceImages.distinct(2)
+        let routes: [String: FixtureRoute] = [
+            "/e/0": .image(images[0].bytes, contentType: images[0].contentType, etag: "\"e0\""),
+            "/e/1": .image(images[1].bytes, contentType: images[1].contentType, etag: "\"e1\""),
+        ]
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = [server.url("/e/0"), server.url("/e/1")]
+            let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+            let options = Warm.options(cache: scratch.path("cache"))
+            _ = try await Warm.run(manifest, options: options).published()
+
+            // 503 is transient: the cached original stands in. 404 says the image is gone: no
+            // stale copy is served for it.
+            server.setRoute("/e/0", .status(503, body: "maintenance"))
+            server.setRoute("/e/1", .status(404))
+            let report = try await Warm.run(manifest, options: options).published()
+            #expect(report.status == .partial)
+            #expect(report.source(urls[0])?.status == .cached)
+            #expect(report.warnings.count == 1)
+            #expect(report.warnings.first?.contains("HTTP 503") == true, "\(report.warnings)")
+            let gone = try #require(report.source(urls[1]))
+            #expect(gone.status == .failed)
+            #expect(gone.error?.contains("HTTP 404") == true, "\(gone.error ?? "")")
+            let bundle = try CacheBundle(contentsOf: scratch.path("Out/Images.warmcache"))
+            #expect(try bundle.contains(SourceIdentifier(urls[0].absoluteString)))
+            #expect(try !bundle.contains(SourceIdentifier(urls[1].absoluteString)))
+        }
+    }
+
     @Test func serverDownWithStrictFailsAndKeepsTheBundle() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
