@@ -50,6 +50,15 @@ import Darwin
             #expect(report.totals.variants == 2 * Manifests.variantsPerSource)
             #expect(report.output == scratch.path("Out/Images.warmcache").standardizedFileURL.path)
 
+            // Later runs: --offline and --max-age reuse the cached originals without a request.
+            server.resetStatistics()
+            for flags in [["--offline"], ["--max-age", "1h"]] {
+                let again = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "-q"] + flags,
+                                              in: scratch.url)
+                #expect(again.status == 0, "\(flags): \(again)")
+            }
+            #expect(server.totalRequestCount == 0)
+
             // lookup --json: a hit.
             let hit = try await CLI.run(["lookup", "Out/Images.warmcache", a.absoluteString, "--size", "48x48",
                                          "--accept", "webp", "--json"], in: scratch.url)

@@ -62,9 +62,26 @@ struct SeededGenerator: RandomNumberGenerator {
             }
             let arguments = ["warm", "manifest.yml", "--cache-dir", "cache", "-q"]
 
-            // A first, complete run: the bundle every later kill must leave intact. Its duration
-            // sets the range of the kill delays, so kills land during the runs on any machine.
+            // A first run killed once it has stored a blob: no bundle is published (or, if it
+            // finished first, a complete one), and the debris does not stop the next run.
             try writeManifest(quality: 50)
+            let early = try CLI.start(arguments, in: scratch.url)
+            let objects = bundleURL.appendingPathComponent("objects")
+            _ = await eventually {
+                !early.process.isRunning
+                    || !((try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []).isEmpty
+            }
+            early.kill(SIGKILL)
+            let earlyResult = try await early.wait()
+            if earlyResult.signalled {
+                #expect(!FileManager.default.fileExists(atPath: bundleURL.appendingPathComponent("index.sqlite").path))
+                #expect(throws: CacheBundleError.self) { try CacheBundle(contentsOf: bundleURL) }
+            } else {
+                #expect(earlyResult.status == 0, "\(earlyResult)")
+            }
+
+            // A complete run: the bundle every later kill must leave intact. Its duration sets
+            // the range of the kill delays, so kills land during the runs on any machine.
             let started = Date()
             let first = try await CLI.run(arguments, in: scratch.url)
             try #require(first.status == 0, "\(first)")
