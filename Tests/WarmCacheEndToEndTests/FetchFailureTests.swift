@@ -31,8 +31,8 @@ import WarmCacheTestSupport
             let bad = ["/missing.jpg", "/broken.jpg", "/slow.jpg", "/cut.png", "/page.jpg"]
             let fetch = """
                 fetch:
-                  timeout: 1s
-                  connect_timeout: 1s
+                  timeout: 2s
+                  connect_timeout: 2s
                   retries: 1
                   retry_delay: 10ms
                 """

@@ -11,7 +11,7 @@ import WarmCacheTestSupport
         let image = try SourceImages.fixture("chelsea.jpg")
         // The first run's download takes a while, so it holds the lock when the second starts.
         let routes: [String: FixtureRoute] = [
-            "/slow.jpg": .delayed(seconds: 2, .image(image.bytes, contentType: image.contentType, etag: "\"s\"")),
+            "/slow.jpg": .delayed(seconds: 4, .image(image.bytes, contentType: image.contentType, etag: "\"s\"")),
         ]
         try await withWorld(routes: routes) { scratch, server in
             let manifest = try scratch.write(Manifests.yaml(urls: [server.url("/slow.jpg")]), to: "manifest.yml")
