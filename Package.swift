@@ -6,6 +6,7 @@
 //   WarmCacheImaging   libvips engine: decode once, size, encode, placeholders
 //   WarmCacheBuilder   manifest, fetching, bundle writing, the warm pipeline
 //   warm-cache         the command-line front end (ArgumentParser)
+//   WarmCachePlugin    `swift package warm-cache`: runs the CLI in a package (docs/plugin.md)
 import PackageDescription
 
 let package = Package(
@@ -15,6 +16,7 @@ let package = Package(
         .library(name: "WarmCache", targets: ["WarmCache"]),
         .library(name: "WarmCacheBuilder", targets: ["WarmCacheBuilder"]),
         .executable(name: "warm-cache", targets: ["warm-cache"]),
+        .plugin(name: "WarmCachePlugin", targets: ["WarmCachePlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -73,6 +75,26 @@ let package = Package(
             ]
         ),
 
+        // MARK: Plugin
+        // No dependency on the `warm-cache` target: the plugin builds the product itself with
+        // packageManager.build, which shares the package's build folder (docs/plugin.md has the figures).
+        .plugin(
+            name: "WarmCachePlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "warm-cache",
+                    description: "Bake the images of warm-cache.yml into an offline bundle (any warm-cache subcommand)"),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "Writes the image bundle (e.g. Sources/App/Resources/Images.warmcache) and keeps "
+                            + "downloaded originals in .build/warm-cache"),
+                    .allowNetworkConnections(
+                        scope: .all(ports: []),
+                        reason: "Downloads the images the manifest lists from their servers"),
+                ]
+            )
+        ),
+
         // MARK: Benchmarks (run with `swift run -c release warm-cache-bench`; see Benchmarks/README.md)
         .executableTarget(
             name: "warm-cache-bench",
@@ -104,6 +126,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The plugin's argument logic (Invocation.swift is a link into Plugins/WarmCachePlugin).
+        .testTarget(name: "WarmCachePluginTests"),
         .testTarget(
             name: "WarmCacheEndToEndTests",
             dependencies: [
