@@ -130,7 +130,11 @@ let package = Package(
         .testTarget(name: "WarmCachePluginTests"),
         .testTarget(
             name: "WarmCacheEndToEndTests",
-            dependencies: ["WarmCache", "WarmCacheTestSupport"]
+            dependencies: [
+                "WarmCache", "WarmCacheBuilder", "WarmCacheImaging", "WarmCacheTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Fixtures")]
         ),
     ]
 )

@@ -119,16 +119,7 @@ extension ImagingBenchmark {
 
         /// Runs `vipsthumbnail` and waits; its output streams are discarded.
         static func run(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/vipsthumbnail")
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "vipsthumbnail \(arguments) failed"])
-            }
+            try Subprocess.run("/usr/bin/vipsthumbnail", arguments)
         }
     }
 

@@ -16,10 +16,9 @@ fail_on_level(int level)
 const char *
 wc_find_loader(const void *data, size_t length)
 {
-    const char *loader = vips_foreign_find_load_buffer(data, length);
-    if (!loader)
-        vips_error_clear();
-    return loader;
+    /* On failure the error buffer is left for the caller to take (and clear) under its lock:
+     * clearing here could wipe another thread's message. */
+    return vips_foreign_find_load_buffer(data, length);
 }
 
 int

@@ -41,7 +41,7 @@ wc_heif_compression(WCImage *image, char *buffer, size_t capacity)
     const char *value = NULL;
     if (vips_image_get_typeof(image, "heif-compression") == 0 ||
         vips_image_get_string(image, "heif-compression", &value) != 0 || value == NULL) {
-        vips_error_clear();
+        /* Any error text is left for the caller to take under its lock (see load.c). */
         return -1;
     }
     g_strlcpy(buffer, value, capacity);

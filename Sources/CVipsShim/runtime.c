@@ -57,6 +57,10 @@ wc_limit_malloc_arenas(int arenas)
 {
 #if defined(__GLIBC__)
     mallopt(M_ARENA_MAX, arenas);
+    /* A fixed mmap threshold: pixel buffers above 1 MB are mapped and unmapped on free. glibc's
+     * default threshold grows after each large free, so later buffers come from the heap and
+     * fragment it; RSS then creeps up with every image processed. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #else
     (void) arenas;
 #endif

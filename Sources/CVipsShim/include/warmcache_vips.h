@@ -34,7 +34,8 @@ void wc_vips_configure(int threads_per_image, int cache_max_operations, size_t c
 const char *wc_vips_version(void);
 /** 1 if an operation with this nickname (e.g. "heifsave_buffer") exists in this libvips. */
 int wc_vips_has_operation(const char *nickname);
-/** Limits glibc malloc arenas (fewer arenas: less fragmentation under many threads); a no-op
+/** Limits glibc malloc arenas (fewer arenas: less fragmentation under many threads) and fixes
+ *  the mmap threshold at 1 MB so large pixel buffers go back to the system when freed; a no-op
  *  on other C libraries. */
 void wc_limit_malloc_arenas(int arenas);
 

@@ -31,6 +31,8 @@ public final class BundleWriter: Sendable {
         case indexBuilt
     }
     private let injectFault: @Sendable (Stage) throws -> Void
+    /// Blobs this writer added to `objects/` (absent before), so ``abandon()`` can take them back.
+    private let added = Locked<[URL]>([])
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
         self.init(bundleURL: bundleURL, generator: generator, injectFault: { _ in })
@@ -84,7 +86,8 @@ public final class BundleWriter: Sendable {
     public func storeBlob(_ data: Data, format: ImageFormat) throws -> StoredBlob {
         let sha256 = ContentHash.sha256(data)
         let destination = blobURL(sha256: sha256, format: format)
-        if let size = BundleWriter.fileSize(destination), size == data.count {
+        let existing = BundleWriter.fileSize(destination)
+        if let existing, existing == data.count {
             return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: false)
         }
         try fileSystem("storing blob \(destination.lastPathComponent)") {
@@ -93,6 +96,9 @@ public final class BundleWriter: Sendable {
             let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
             try DurableFile.write(data, to: temporary)
             try DurableFile.replace(destination, with: temporary)
+        }
+        if existing == nil {
+            added.withLock { $0.append(destination) }
         }
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
@@ -137,12 +143,21 @@ public final class BundleWriter: Sendable {
                              blobsRemoved: removed)
     }
 
-    /// Gives up a run: removes staging files, and the whole output if no bundle was ever published there.
+    /// Gives up a run: removes staging files and the blobs this run added, so a published bundle is
+    /// left exactly as it was, and removes the whole output if no bundle was ever published there.
     public func abandon() {
         let fileManager = FileManager.default
         try? fileManager.removeItem(at: stagingURL)
         if !hasPublishedBundle {
             try? fileManager.removeItem(at: bundleURL)
+            return
+        }
+        for blob in added.withLock({ $0 }) {
+            try? fileManager.removeItem(at: blob)
+            let fanout = blob.deletingLastPathComponent()
+            if (try? fileManager.contentsOfDirectory(atPath: fanout.path))?.isEmpty == true {
+                try? fileManager.removeItem(at: fanout)
+            }
         }
     }
 

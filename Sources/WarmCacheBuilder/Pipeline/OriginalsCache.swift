@@ -38,7 +38,7 @@ struct OriginalsCache: Sendable {
     /// removed) if there is none.
     func validRecord(for identifier: SourceIdentifier) -> OriginalRecord? {
         guard let data = try? Data(contentsOf: recordURL(for: identifier)),
-              let record = try? JSONDecoder().decode(OriginalRecord.self, from: data),
+              let record = try? Self.decoder.decode(OriginalRecord.self, from: data),
               record.identifier == identifier.rawValue else { return nil }
         guard let bytes = try? Data(contentsOf: dataURL(for: identifier), options: .alwaysMapped),
               bytes.count == record.byteCount, ContentHash.sha256(bytes) == record.sha256 else {
@@ -46,6 +46,12 @@ struct OriginalsCache: Sendable {
             return nil
         }
         return record
+    }
+
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 
     /// Saves the record for an original already in place at ``dataURL(for:)``.

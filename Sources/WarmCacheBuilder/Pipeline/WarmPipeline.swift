@@ -42,6 +42,7 @@ public struct WarmPipeline: Sendable {
         } catch {
             throw WarmError(.engine, "the imaging engine could not start: \(error)")
         }
+        try checkEncoders()
         let writer = BundleWriter(bundleURL: plan.output)
         do {
             try writer.prepare()
@@ -108,6 +109,34 @@ public struct WarmPipeline: Sendable {
         }
         report.seconds = ProcessInfo.processInfo.systemUptime - started
         return report
+    }
+
+    /// Fails before any work if the manifest asks for a format this libvips cannot encode,
+    /// rather than failing every source mid-run.
+    private func checkEncoders() throws(WarmError) {
+        let available = ImagingEngine.availableFormats()
+        var missing: [ImageFormat: Set<String>] = [:]
+        for source in plan.sources {
+            for variant in source.variants {
+                let formats: [ImageFormat]
+                switch variant.request.format {
+                case .fixed(let format): formats = [format]
+                case .auto(let opaque, let alpha): formats = [opaque, alpha]
+                }
+                for format in formats where !available.contains(format) {
+                    missing[format, default: []].insert(variant.preset)
+                }
+            }
+        }
+        guard !missing.isEmpty else { return }
+        let list = missing.sorted { $0.key.rawValue < $1.key.rawValue }.map { format, presets in
+            "\(format.rawValue) (presets: \(presets.sorted().joined(separator: ", ")))"
+        }
+        throw WarmError(.engine, "this libvips (\(ImagingEngine.libvipsVersion)) cannot encode "
+            + list.joined(separator: "; ") + ". It can encode: "
+            + available.map(\.rawValue).sorted().joined(separator: ", ")
+            + ". Install libvips with those encoders (Debian: libvips-dev brings libheif and libjxl), "
+            + "or remove the formats from the manifest.")
     }
 
     private var fetcherConfiguration: FetcherConfiguration {

@@ -15,6 +15,7 @@ enum HeaderReader {
                              failOn: Int32) throws(ImagingError) -> SourceImageInfo {
         guard let base = buffer.baseAddress, byteCount > 0,
               let loaderName = wc_find_loader(base, byteCount).map({ String(cString: $0) }) else {
+            _ = VipsCallError.take("find loader")  // clears "not a known format" under the lock
             throw ImagingError(.unsupportedFormat, source: name, message: "not a recognised image format")
         }
         guard let family = InputLoaders.family(ofLoader: loaderName) else {
@@ -52,7 +53,10 @@ enum HeaderReader {
 
     private static func heifCompression(of header: VipsImage) -> String? {
         var text = [CChar](repeating: 0, count: 16)
-        guard wc_heif_compression(header.pointer, &text, text.count) == 0 else { return nil }
+        guard wc_heif_compression(header.pointer, &text, text.count) == 0 else {
+            _ = VipsCallError.take("heif-compression")  // clears any lookup error under the lock
+            return nil
+        }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -20,18 +20,36 @@ struct SourceDecoder {
             throw ImagingError(.decodeFailed, source: name, message: "empty input")
         }
         do {
-            let decoded = try VipsImage.make("thumbnail") { out in
-                if let exportProfile {
-                    return exportProfile.withCString {
-                        wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, $0, out)
-                    }
-                }
-                return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, out)
-            }
-            return try Self.normalised(decoded).copiedToMemory()
-        } catch {
+            return try decodeOnce(base, size: size, exportProfile: exportProfile)
+        } catch where !error.log.isEmpty {
             throw ImagingError.decode(source: name, call: error)
+        } catch {
+            // Another image's failure took this one's message (see VipsCallError). Failures are
+            // rare: decode again alone, holding the lock every take needs, to hear our own.
+            VipsCallError.lock.lock()
+            defer { VipsCallError.lock.unlock() }
+            let retried: VipsCallError
+            do {
+                _ = try decodeOnce(base, size: size, exportProfile: exportProfile)
+                retried = error
+            } catch let again {
+                retried = again
+            }
+            throw ImagingError.decode(source: name, call: retried.log.isEmpty ? error : retried)
         }
+    }
+
+    private func decodeOnce(_ base: UnsafeRawPointer, size: PixelSize, exportProfile: String?)
+        throws(VipsCallError) -> VipsImage {
+        let decoded = try VipsImage.make("thumbnail") { out in
+            if let exportProfile {
+                return exportProfile.withCString {
+                    wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, $0, out)
+                }
+            }
+            return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, out)
+        }
+        return try Self.normalised(decoded).copiedToMemory()
     }
 
     /// 8-bit sRGB or 8-bit grey, alpha kept. `thumbnail` already converts most inputs; this

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheTestSupport
+
+/// Issue 4: sources whose servers misbehave. Transient failures that clear up (500 then 200, 429
+/// with Retry-After) still give the image; the rest (404, persistent 500, a timeout, a body cut
+/// mid-way, an HTML page served with 200) fail with a reason naming the URL, and by default the
+/// bundle is published with every source that worked (status `partial`).
+@Suite struct FetchFailureTests {
+    @Test func failedSourcesAreReportedAndTheOthersArePublished() async throws {
+        let images = try SourceImages.distinct(6)
+        func image(_ index: Int) -> FixtureRoute {
+            .image(images[index].bytes, contentType: images[index].contentType, etag: "\"e\(index)\"")
+        }
+        let routes: [String: FixtureRoute] = [
+            "/ok/0.jpg": image(0),
+            "/ok/1.png": image(1),
+            "/flaky.jpg": .failing(times: 1, status: 500, then: image(2)),
+            "/busy.png": .sequence([.tooManyRequests(retryAfter: "1"), image(3)]),
+            "/broken.jpg": .status(500, body: "internal error"),
+            "/slow.jpg": .delayed(seconds: 30, image(4)),
+            "/cut.png": .truncated(afterBytes: 100, image(5)),
+            "/page.jpg": .html(),
+            // "/missing.jpg" has no route: 404
+        ]
+        try await withWorld(routes: routes) { scratch, server in
+            let good = ["/ok/0.jpg", "/ok/1.png", "/flaky.jpg", "/busy.png"]
+            let goodSizes = [images[0], images[1], images[2], images[3]].map(\.pixelSize)
+            let bad = ["/missing.jpg", "/broken.jpg", "/slow.jpg", "/cut.png", "/page.jpg"]
+            let fetch = """
+                fetch:
+                  timeout: 2s
+                  connect_timeout: 2s
+                  retries: 1
+                  retry_delay: 10ms
+                """
+            let urls = (good + bad).map { server.url($0) }
+            let manifest = try scratch.write(Manifests.yaml(urls: urls, fetch: fetch), to: "manifest.yml")
+
+            let report = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache"))).published()
+
+            #expect(report.status == .partial)
+            #expect(report.totals.sources == good.count + bad.count)
+            #expect(report.totals.sourcesOK == good.count)
+            #expect(report.totals.sourcesFailed == bad.count)
+            #expect(Set(report.failures.map(\.identifier)) == Set(bad.map { server.url($0).absoluteString }))
+
+            // Every failure names its URL, says what happened, and where the manifest lists it.
+            let reasons: [String: String] = [
+                "/missing.jpg": "HTTP 404", "/broken.jpg": "HTTP 500", "/slow.jpg": "timed out",
+                "/cut.png": "connection ended after 100 of \(images[5].bytes.count) bytes", "/page.jpg": "HTML page",
+            ]
+            for path in bad {
+                let url = server.url(path)
+                let source = try #require(report.source(url), "\(path) missing from the report")
+                #expect(source.status == .failed)
+                #expect(source.variants.isEmpty)
+                let error = source.error ?? ""
+                #expect(error.contains(url.absoluteString), "\(path): \(error)")
+                #expect(error.contains(reasons[path]!), "\(path): \(error)")
+                #expect(source.listedAt.hasPrefix(manifest.path + ":"), "\(source.listedAt)")
+            }
+            // Retried once (retries: 1), not more; the 404 and the HTML page are not retried.
+            #expect(server.requestCount(for: "/broken.jpg") == 2)
+            #expect(server.requestCount(for: "/cut.png") == 2)
+            #expect(server.requestCount(for: "/missing.jpg") == 1)
+            #expect(server.requestCount(for: "/page.jpg") == 1)
+
+            // 500 then 200, and 429 then 200: fetched on the second attempt, 429 only after Retry-After.
+            #expect(server.requestCount(for: "/flaky.jpg") == 2)
+            let busy = server.requests(for: "/busy.png")
+            #expect(busy.count == 2)
+            if busy.count == 2 {
+                #expect(busy[1].receivedAt.timeIntervalSince(busy[0].receivedAt) >= 0.9, "Retry-After: 1 not honoured")
+            }
+            for path in good {
+                #expect(report.source(server.url(path))?.status == .fetched, "\(path)")
+            }
+
+            let bundleURL = scratch.path("Out/Images.warmcache")
+            #expect(try BundleVerifier(bundleURL: bundleURL).verify().isValid)
+            let bundle = try CacheBundle(contentsOf: bundleURL)
+            #expect(bundle.info.sourceCount == good.count)
+            for (path, size) in zip(good, goodSizes) {
+                try BundleChecks.checkVariants(in: bundle, source: SourceIdentifier(server.url(path).absoluteString),
+                                               sourceSize: size, expectedCount: Manifests.variantsPerSource)
+            }
+            for path in bad {
+                #expect(try !bundle.contains(SourceIdentifier(server.url(path).absoluteString)), "\(path)")
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheTestSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small deterministic generator (SplitMix64), so the kill schedule is the same every time.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Issue 6: `kill -9` at any moment of a run never damages the published bundle: after each kill
+/// the bundle verifies and opens, and a normal run afterwards completes and cleans up.
+@Suite struct KillNineTests {
+    static let sources = 20
+    static let iterations = 20
+
+    @Test func killingTheCLIAtRandomMomentsNeverBreaksTheBundle() async throws {
+        let images = try SourceImages.distinct(Self.sources)
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/k/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"k\(index)\"")
+        }
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = (0..<Self.sources).map { server.url("/k/\($0)") }
+            let bundleURL = scratch.path("Out/Images.warmcache")
+            // Each iteration asks for another JPEG quality, so every run re-encodes and rewrites.
+            func writeManifest(quality: Int) throws {
+                let defaults = "defaults:\n  quality: { jpeg: \(quality), webp: \(quality) }"
+                try scratch.write(Manifests.yaml(urls: urls, defaults: defaults), to: "manifest.yml")
+            }
+            func checkBundle(_ context: String) throws {
+                let verification = try BundleVerifier(bundleURL: bundleURL).verify()
+                #expect(verification.isValid, "\(context): \(verification.problems)")
+                let bundle = try CacheBundle(contentsOf: bundleURL)
+                #expect(bundle.info.sourceCount == Self.sources, "\(context)")
+                #expect(bundle.info.variantCount == Self.sources * Manifests.variantsPerSource, "\(context)")
+                for url in urls {
+                    let images = try bundle.images(for: SourceIdentifier(url.absoluteString))
+                    #expect(images.count == Manifests.variantsPerSource, "\(context): \(url)")
+                    for image in images {
+                        #expect(BundleChecks.sniff(try image.data()) == image.format, "\(context): \(image.cacheKey)")
+                    }
+                }
+            }
+            let arguments = ["warm", "manifest.yml", "--cache-dir", "cache", "-q"]
+
+            // A first run killed once it has stored a blob: no bundle is published (or, if it
+            // finished first, a complete one), and the debris does not stop the next run.
+            try writeManifest(quality: 50)
+            let early = try CLI.start(arguments, in: scratch.url)
+            let objects = bundleURL.appendingPathComponent("objects")
+            _ = await eventually {
+                !early.process.isRunning
+                    || !((try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []).isEmpty
+            }
+            early.kill(SIGKILL)
+            let earlyResult = try await early.wait()
+            if earlyResult.signalled {
+                #expect(!FileManager.default.fileExists(atPath: bundleURL.appendingPathComponent("index.sqlite").path))
+                #expect(throws: CacheBundleError.self) { try CacheBundle(contentsOf: bundleURL) }
+            } else {
+                #expect(earlyResult.status == 0, "\(earlyResult)")
+            }
+
+            // A complete run: the bundle every later kill must leave intact. Its duration sets
+            // the range of the kill delays, so kills land during the runs on any machine.
+            let started = Date()
+            let first = try await CLI.run(arguments, in: scratch.url)
+            try #require(first.status == 0, "\(first)")
+            let fullRun = max(0.2, Date().timeIntervalSince(started))
+            try checkBundle("after the first run")
+
+            var generator = SeededGenerator(seed: 0x5741_524D_4341_4348)
+            var killed = 0
+            for iteration in 0..<Self.iterations {
+                if iteration % 4 == 3 {
+                    // Now and then from a cold cache, so kills also hit downloads.
+                    try? FileManager.default.removeItem(at: scratch.path("cache"))
+                }
+                try writeManifest(quality: 51 + iteration)
+                let delay = Double.random(in: 0..<(fullRun * 1.2), using: &generator)
+                let child = try CLI.start(arguments, in: scratch.url)
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                child.kill(SIGKILL)
+                let result = try await child.wait()
+                if result.signalled {
+                    #expect(result.status == SIGKILL, "iteration \(iteration): \(result)")
+                    killed += 1
+                } else {
+                    // Finished before the kill: it must have succeeded (never 75: no stale lock).
+                    #expect(result.status == 0, "iteration \(iteration): \(result)")
+                }
+                try checkBundle("iteration \(iteration), killed after \(String(format: "%.3f", delay)) s")
+            }
+            #expect(killed > 0, "no run was ever killed: the kill loop tested nothing")
+
+            // A normal run completes, and leaves no debris of the killed ones.
+            try writeManifest(quality: 90)
+            let last = try await CLI.run(arguments, in: scratch.url)
+            #expect(last.status == 0, "\(last)")
+            try checkBundle("after the final run")
+            let verification = try BundleVerifier(bundleURL: bundleURL).verify()
+            #expect(verification.warnings.isEmpty, "orphans left: \(verification.warnings)")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: bundleURL.path)
+                .filter { $0 != "index.sqlite" && $0 != "objects" }
+            #expect(leftovers.isEmpty, "\(leftovers)")
+        }
+    }
+}

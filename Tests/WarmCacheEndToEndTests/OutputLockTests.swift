@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheTestSupport
+
+/// Issue 6: two runs on one output at once: the second is refused with `locked`, naming the
+/// holder, and changes nothing; the first completes normally.
+@Suite struct OutputLockTests {
+    @Test func aSecondConcurrentRunOnTheSameOutputIsLockedOut() async throws {
+        let image = try SourceImages.fixture("chelsea.jpg")
+        // The first run's download takes a while, so it holds the lock when the second starts.
+        let routes: [String: FixtureRoute] = [
+            "/slow.jpg": .delayed(seconds: 4, .image(image.bytes, contentType: image.contentType, etag: "\"s\"")),
+        ]
+        try await withWorld(routes: routes) { scratch, server in
+            let manifest = try scratch.write(Manifests.yaml(urls: [server.url("/slow.jpg")]), to: "manifest.yml")
+            let first = Task {
+                try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-1")))
+            }
+            #expect(await eventually { server.requestCount(for: "/slow.jpg") == 1 }, "the first run never started")
+
+            let second = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-2")))
+            let error = try #require(second.failure, "the second run was not locked out")
+            #expect(error.kind == .locked)
+            let bundlePath = scratch.path("Out/Images.warmcache").path
+            #expect(error.message.contains(bundlePath), "\(error.message)")
+            #expect(error.message.contains("pid \(ProcessInfo.processInfo.processIdentifier)"), "\(error.message)")
+            #expect(error.message.contains(".Images.warmcache.lock"), "\(error.message)")
+            #expect(server.requestCount(for: "/slow.jpg") == 1, "the locked-out run fetched")
+
+            let report = try await first.value.published()
+            #expect(report.status == .ok)
+            #expect(try CacheBundle(contentsOf: scratch.path("Out/Images.warmcache")).info.sourceCount == 1)
+
+            // The lock went with the first run: a third run goes ahead.
+            let third = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-1")))
+            #expect(third.failure == nil)
+        }
+    }
+}

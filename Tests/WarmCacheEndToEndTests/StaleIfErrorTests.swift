@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheTestSupport
+
+/// Issue 6: when the server is down on a later run, cached originals are used with a warning and
+/// the bundle stays complete; with `strict` the run fails and the bundle is left as it was.
+@Suite struct StaleIfErrorTests {
+    static let count = 4
+
+    /// Warms `count` sources once, then stops the server. Returns the manifest and the cache.
+    private func warmThenStopServer(_ scratch: Scratch) async throws -> (manifest: URL, urls: [URL], images: [SourceImage]) {
+        let images = try SourceImages.distinct(Self.count)
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/s/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"s\(index)\"")
+        }
+        let server = try await FixtureServer.start(routes: routes)
+        let urls = (0..<Self.count).map { server.url("/s/\($0)") }
+        let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+        let result = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache")))
+        try await server.shutdown()
+        let report = try result.published()
+        #expect(report.totals.fetched == Self.count)
+        return (manifest, urls, images)
+    }
+
+    @Test func serverDownUsesCachedOriginalsWithAWarning() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let (manifest, urls, images) = try await warmThenStopServer(scratch)
+        let bundleURL = scratch.path("Out/Images.warmcache")
+        let before = snapshot(of: bundleURL)
+
+        let report = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache"))).published()
+        #expect(report.status == .ok)
+        #expect(report.totals.sourcesOK == Self.count)
+        #expect(report.totals.reusedFromCache == Self.count)
+        #expect(report.totals.variantsEncoded == 0)
+        #expect(report.warnings.count == Self.count)
+        for url in urls {
+            let source = try #require(report.source(url))
+            #expect(source.status == .cached)
+            #expect(source.error?.contains("revalidation failed") == true, "\(source.error ?? "no warning")")
+            #expect(report.warnings.contains { $0.hasPrefix(url.absoluteString) && $0.contains("using the cached original") },
+                    "no warning for \(url): \(report.warnings)")
+        }
+        // Nothing was lost: the same bundle, complete and valid.
+        let after = snapshot(of: bundleURL)
+        #expect(after == before, "\(differences(before, after))")
+        #expect(try BundleVerifier(bundleURL: bundleURL).verify().isValid)
+        let bundle = try CacheBundle(contentsOf: bundleURL)
+        for (url, image) in zip(urls, images) {
+            try BundleChecks.checkVariants(in: bundle, source: SourceIdentifier(url.absoluteString),
+                                           sourceSize: image.pixelSize, expectedCount: Manifests.variantsPerSource)
+        }
+    }
+
+    @Test func serverErrorsAreBridgedButAnImageGoneUpstreamIsAFailure() async throws {
+        let images = try SourceImages.distinct(2)
+        let routes: [String: FixtureRoute] = [
+            "/e/0": .image(images[0].bytes, contentType: images[0].contentType, etag: "\"e0\""),
+            "/e/1": .image(images[1].bytes, contentType: images[1].contentType, etag: "\"e1\""),
+        ]
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = [server.url("/e/0"), server.url("/e/1")]
+            let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+            let options = Warm.options(cache: scratch.path("cache"))
+            _ = try await Warm.run(manifest, options: options).published()
+
+            // 503 is transient: the cached original stands in. 404 says the image is gone: no
+            // stale copy is served for it.
+            server.setRoute("/e/0", .status(503, body: "maintenance"))
+            server.setRoute("/e/1", .status(404))
+            let report = try await Warm.run(manifest, options: options).published()
+            #expect(report.status == .partial)
+            #expect(report.source(urls[0])?.status == .cached)
+            #expect(report.warnings.count == 1)
+            #expect(report.warnings.first?.contains("HTTP 503") == true, "\(report.warnings)")
+            let gone = try #require(report.source(urls[1]))
+            #expect(gone.status == .failed)
+            #expect(gone.error?.contains("HTTP 404") == true, "\(gone.error ?? "")")
+            let bundle = try CacheBundle(contentsOf: scratch.path("Out/Images.warmcache"))
+            #expect(try bundle.contains(SourceIdentifier(urls[0].absoluteString)))
+            #expect(try !bundle.contains(SourceIdentifier(urls[1].absoluteString)))
+        }
+    }
+
+    @Test func serverDownWithStrictFailsAndKeepsTheBundle() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let (manifest, urls, _) = try await warmThenStopServer(scratch)
+        let bundleURL = scratch.path("Out/Images.warmcache")
+        let before = snapshot(of: bundleURL)
+
+        let result = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache"), strict: true))
+        let error = try #require(result.failure, "a strict run against a dead server published")
+        #expect(error.kind == .strictFailure)
+        #expect(error.report?.totals.sourcesFailed == Self.count)
+        for url in urls {
+            #expect(error.report?.source(url)?.error?.contains(url.absoluteString) == true, "\(url)")
+        }
+        let after = snapshot(of: bundleURL)
+        #expect(after == before, "\(differences(before, after))")
+    }
+}

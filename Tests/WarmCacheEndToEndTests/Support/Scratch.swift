@@ -1,0 +1,60 @@
+import Foundation
+import WarmCacheTestSupport
+
+/// A unique, empty directory for one test, removed afterwards.
+struct Scratch: Sendable {
+    let url: URL
+
+    init(_ label: String = "test") throws {
+        let safe = label.map { $0.isLetter || $0.isNumber ? $0 : "-" }
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("warmcache-e2e-\(String(safe.prefix(40)))-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// `relative` inside the scratch directory.
+    func path(_ relative: String) -> URL {
+        url.appendingPathComponent(relative)
+    }
+
+    /// Writes `text` to `relative` (creating directories) and returns its URL.
+    @discardableResult
+    func write(_ text: String, to relative: String) throws -> URL {
+        let file = path(relative)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Runs `body` with a fresh scratch directory and a fixture server on loopback, and tears both
+/// down afterwards whether `body` throws or not.
+func withWorld<T>(_ label: String = #function, routes: [String: FixtureRoute] = [:],
+                  _ body: (Scratch, FixtureServer) async throws -> T) async throws -> T {
+    let scratch = try Scratch(label)
+    let server = try await FixtureServer.start(routes: routes)
+    do {
+        let result = try await body(scratch, server)
+        try? await server.shutdown()
+        scratch.remove()
+        return result
+    } catch {
+        try? await server.shutdown()
+        scratch.remove()
+        throw error
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
+func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
