@@ -14,7 +14,7 @@ final class ProgressPrinter: Sendable {
     }
 
     let style: Style
-    private let lastPrint = Mutex(0.0)
+    private let lastPrint = Locked(0.0)
     private let interval: Double
 
     init(quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -58,21 +58,5 @@ final class ProgressPrinter: Sendable {
             parts.append("ETA \(Int(eta.rounded(.up)))s")
         }
         return parts.joined(separator: " · ")
-    }
-}
-
-/// A tiny lock-protected value (the CLI has no other shared state).
-final class Mutex<Value: Sendable>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }
