@@ -202,11 +202,11 @@ public struct WarmPipeline: Sendable {
             return failed(failure.message)
         case .success(let rendered):
             report.status = acquired.status
-            report.variants = rendered.reports
-            report.originalBytes = rendered.originalBytes
-            report.originalSHA256 = rendered.originalSHA256
+            report.variants = rendered.variants.map { VariantReport($0, action: rendered.action) }
+            report.originalBytes = rendered.source.byteCount
+            report.originalSHA256 = rendered.source.contentSHA256
             report.seconds = ProcessInfo.processInfo.systemUptime - started
-            logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.reports.count) variants")
+            logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.variants.count) variants")
             return SourceOutcome(report: report, rendered: rendered, warning: acquired.warning)
         }
     }
