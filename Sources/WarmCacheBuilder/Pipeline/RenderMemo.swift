@@ -14,8 +14,9 @@ import WarmCacheImaging
 /// plan asks for exactly its set of variant keys, and adding a preset re-encodes that source's
 /// variants (only that source's).
 ///
-/// Entries live at `renders/<aa>/<key>.json` in the cache directory. An entry only counts if
-/// every blob it names is still in the bundle's object store (the renderer checks).
+/// Entries live at `renders/<aa>/<key>.json` in the cache directory, written without a flush: a
+/// lost or torn entry only costs a re-render. An entry only counts if every blob it names is
+/// still in the bundle's object store (the renderer checks).
 struct RenderMemo: Sendable {
     let directory: URL
 
@@ -65,8 +66,8 @@ struct RenderMemo: Sendable {
         let url = url(for: key)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.appendingPathExtension("\(UUID().uuidString).tmp")
-        try DurableFile.write(try JSONEncoder().encode(entry), to: temporary)
-        try DurableFile.replace(url, with: temporary)
+        try DurableFile.write(try JSONEncoder().encode(entry), to: temporary, flush: false)
+        try DurableFile.move(temporary, to: url)
     }
 
     private func url(for key: String) -> URL {

@@ -26,13 +26,23 @@ struct SourceRenderer: Sendable {
     }
 
     func render(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> Rendered {
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: original, options: .alwaysMapped)
-        } catch {
-            throw Failure(message: "cannot read \(original.path): \(error.localizedDescription)")
+        func read() throws(Failure) -> Data {
+            do {
+                return try Data(contentsOf: original, options: .alwaysMapped)
+            } catch {
+                throw Failure(message: "cannot read \(original.path): \(error.localizedDescription)")
+            }
         }
-        let sha256 = knownSHA256 ?? ContentHash.sha256(bytes)
+        // An original from the originals cache comes with its hash: a reused render never reads it.
+        var known: Data?
+        let sha256: String
+        if let knownSHA256 {
+            sha256 = knownSHA256
+        } else {
+            let bytes = try read()
+            sha256 = ContentHash.sha256(bytes)
+            known = bytes
+        }
         let memoKey = RenderMemo.key(source: planned.identifier, originalSHA256: sha256,
                                      placeholders: planned.placeholders, configuration: engine.configuration)
 
@@ -42,6 +52,12 @@ struct SourceRenderer: Sendable {
         }
 
         // Render.
+        let bytes: Data
+        if let known {
+            bytes = known
+        } else {
+            bytes = try read()
+        }
         let opened: OpenedSource
         do {
             opened = try engine.open(bytes, name: planned.identifier.rawValue)
