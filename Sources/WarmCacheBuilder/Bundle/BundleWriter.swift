@@ -189,10 +189,6 @@ public final class BundleWriter: Sendable {
         var blobCount = 0
         var blobBytes = 0
         do {
-            if let orphan = try builder.variantWithoutSource() {
-                throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
-                                        detail: "variant \(orphan) belongs to no listed source")
-            }
             try builder.forEachBlob { sha256, format, byteCount in
                 guard hasBlob(sha256: sha256, format: format, byteCount: byteCount) else {
                     throw BundleWriterError(.missingBlob, bundleURL: bundleURL,

@@ -22,49 +22,15 @@ final class IndexBuilder {
     /// no journal, no flush).
     private static let batchSize = 512
 
-    /// The staging tables: the index's own columns, with sources named by identifier (ids are
-    /// only assigned at publication) and placeholders folded into the source row.
-    private static let stagingSchema = """
+    /// The staging database has the index's own schema; its source ids are provisional (the
+    /// order rows arrived in) and are renumbered at publication. Two additions: an index to find
+    /// the variants of a blob (garbage collection), and the blobs this run added.
+    private static let stagingSetup = """
         PRAGMA journal_mode = OFF;
         PRAGMA synchronous = OFF;
-        CREATE TABLE sources (
-            source         TEXT PRIMARY KEY NOT NULL,
-            content_sha256 TEXT NOT NULL,
-            format         TEXT NOT NULL,
-            pixel_width    INTEGER NOT NULL,
-            pixel_height   INTEGER NOT NULL,
-            byte_count     INTEGER NOT NULL,
-            has_placeholder INTEGER NOT NULL,
-            thumbhash      BLOB,
-            blurhash       TEXT,
-            average_color  TEXT
-        ) WITHOUT ROWID;
-        CREATE TABLE variants (
-            cache_key    TEXT PRIMARY KEY NOT NULL,
-            source       TEXT NOT NULL,
-            width_pt     INTEGER,
-            height_pt    INTEGER,
-            scale        INTEGER NOT NULL,
-            fit          TEXT NOT NULL,
-            gravity      TEXT,
-            background   TEXT,
-            upscale      INTEGER NOT NULL,
-            format       TEXT NOT NULL,
-            quality      INTEGER,
-            options      TEXT NOT NULL,
-            processors   TEXT NOT NULL,
-            pixel_width  INTEGER NOT NULL,
-            pixel_height INTEGER NOT NULL,
-            byte_count   INTEGER NOT NULL,
-            blob_sha256  TEXT NOT NULL,
-            has_alpha    INTEGER NOT NULL
-        ) WITHOUT ROWID;
+        """
+    private static let stagingAdditions = """
         CREATE INDEX variants_by_blob ON variants (blob_sha256);
-        CREATE TABLE variant_presets (
-            preset    TEXT NOT NULL,
-            cache_key TEXT NOT NULL,
-            PRIMARY KEY (cache_key, preset)
-        ) WITHOUT ROWID;
         CREATE TABLE added_blobs (
             path TEXT PRIMARY KEY NOT NULL
         ) WITHOUT ROWID;
@@ -77,7 +43,11 @@ final class IndexBuilder {
         self.stagingPath = stagingPath
         try? FileManager.default.removeItem(atPath: stagingPath)
         staging = try SQLiteConnection(path: stagingPath, readOnly: false)
-        try staging.execute(Self.stagingSchema)
+        try staging.execute(Self.stagingSetup)
+        for statement in BundleFormat.schema {
+            try staging.execute(statement)
+        }
+        try staging.execute(Self.stagingAdditions)
     }
 
     /// Removes the staging file.
@@ -89,38 +59,45 @@ final class IndexBuilder {
 
     // MARK: Staging
 
-    /// Stages one source row. Throws ``IndexBuilderError/duplicate(_:)`` if it is already staged.
+    /// Stages one source row. Throws ``IndexBuilderError/inconsistent(_:)`` if it is already staged.
     func add(_ source: BundleContents.Source) throws {
-        guard try !exists("SELECT 1 FROM sources WHERE source = ?", source.identifier.rawValue) else {
-            throw IndexBuilderError.duplicate("source \(source.identifier) is listed twice")
+        guard try stagedID(of: source.identifier) == nil else {
+            throw IndexBuilderError.inconsistent("source \(source.identifier) is listed twice")
         }
-        let placeholder = source.placeholder.flatMap { $0.isEmpty ? nil : $0 }
         try staging.statement("""
-            INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count,
-                has_placeholder, thumbhash, blurhash, average_color)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
+            VALUES (?, ?, ?, ?, ?, ?)
             """).bind(
                 .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
-                .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount),
-                .int(placeholder == nil ? 0 : 1), placeholder?.thumbHash.map { .blob($0) } ?? .null,
-                .string(placeholder?.blurHash), .string(placeholder?.averageColor?.hex)).run()
+                .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount)).run()
+        if let placeholder = source.placeholder, !placeholder.isEmpty, let id = try stagedID(of: source.identifier) {
+            try staging.statement(
+                "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
+                .bind(.int(id), placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
+                      .string(placeholder.averageColor?.hex)).run()
+        }
         try countRow()
     }
 
-    /// Stages one variant row and its presets. Throws ``IndexBuilderError/duplicate(_:)`` if its
-    /// key is already staged.
+    /// Stages one variant row and its presets. Throws ``IndexBuilderError/inconsistent(_:)`` if
+    /// its key is already staged or its source is not.
     func add(_ variant: BundleContents.Variant) throws {
-        guard try !exists("SELECT 1 FROM variants WHERE cache_key = ?", variant.key.rawValue) else {
-            throw IndexBuilderError.duplicate("variant \(variant.key) is listed twice")
+        guard let sourceID = try stagedID(of: variant.key.source) else {
+            throw IndexBuilderError.inconsistent("variant \(variant.key) belongs to no listed source")
+        }
+        let duplicate = try staging.statement("SELECT 1 FROM variants WHERE cache_key = ?")
+        defer { try? duplicate.reset() }
+        guard try !duplicate.bind(.text(variant.key.rawValue)).step() else {
+            throw IndexBuilderError.inconsistent("variant \(variant.key) is listed twice")
         }
         let spec = variant.key.spec
         try staging.statement("""
-            INSERT INTO variants (cache_key, source, width_pt, height_pt, scale, fit, gravity, background,
+            INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
                 upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
                 blob_sha256, has_alpha)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).bind([
-                .text(variant.key.rawValue), .text(variant.key.source.rawValue), .int(spec.width), .int(spec.height),
+                .text(variant.key.rawValue), .int(sourceID), .int(spec.width), .int(spec.height),
                 .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
                 .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
                 .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
@@ -132,6 +109,13 @@ final class IndexBuilder {
             try staging.statement("INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
                 .bind(.text(preset), .text(variant.key.rawValue)).run()
         }
+    }
+
+    /// The provisional id of a staged source.
+    private func stagedID(of identifier: SourceIdentifier) throws -> Int? {
+        let statement = try staging.statement("SELECT id FROM sources WHERE source = ?")
+        defer { try? statement.reset() }
+        return try statement.bind(.text(identifier.rawValue)).step() ? statement.int(0) : nil
     }
 
     /// Notes a blob file this run created (absent before), to flush it before publishing, or to
@@ -151,13 +135,9 @@ final class IndexBuilder {
 
     /// Forgets every staged row (not the added blobs).
     func clearRows() throws {
-        try staging.execute("DELETE FROM sources; DELETE FROM variants; DELETE FROM variant_presets")
-    }
-
-    private func exists(_ sql: String, _ value: String) throws -> Bool {
-        let statement = try staging.statement(sql)
-        defer { try? statement.reset() }
-        return try statement.bind(.text(value)).step()
+        try staging.execute("""
+            DELETE FROM sources; DELETE FROM placeholders; DELETE FROM variants; DELETE FROM variant_presets
+            """)
     }
 
     private func countRow() throws {
@@ -170,14 +150,6 @@ final class IndexBuilder {
     }
 
     // MARK: Reading staged rows
-
-    /// The first staged variant whose source is not staged, if any.
-    func variantWithoutSource() throws -> String? {
-        let statement = try staging.statement(
-            "SELECT cache_key FROM variants WHERE source NOT IN (SELECT source FROM sources) LIMIT 1")
-        defer { try? statement.reset() }
-        return try statement.step() ? statement.text(0) : nil
-    }
 
     /// Calls `body` with every distinct blob the staged variants reference.
     func forEachBlob(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
@@ -252,15 +224,18 @@ final class IndexBuilder {
                     FROM staging.sources ORDER BY source;
                 INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color)
                     SELECT s.id, p.thumbhash, p.blurhash, p.average_color
-                    FROM staging.sources p JOIN sources s ON s.source = p.source
-                    WHERE p.has_placeholder ORDER BY s.id;
+                    FROM staging.placeholders p JOIN staging.sources staged ON staged.id = p.source_id
+                        JOIN sources s ON s.source = staged.source
+                    ORDER BY s.id;
                 INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
                         upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
                         blob_sha256, has_alpha)
                     SELECT v.cache_key, s.id, v.width_pt, v.height_pt, v.scale, v.fit, v.gravity, v.background,
                         v.upscale, v.format, v.quality, v.options, v.processors, v.pixel_width, v.pixel_height,
                         v.byte_count, v.blob_sha256, v.has_alpha
-                    FROM staging.variants v JOIN sources s ON s.source = v.source ORDER BY v.cache_key;
+                    FROM staging.variants v JOIN staging.sources staged ON staged.id = v.source_id
+                        JOIN sources s ON s.source = staged.source
+                    ORDER BY v.cache_key;
                 INSERT INTO variant_presets (preset, cache_key)
                     SELECT preset, cache_key FROM staging.variant_presets ORDER BY cache_key, preset;
                 """)
@@ -276,12 +251,12 @@ final class IndexBuilder {
 }
 
 enum IndexBuilderError: Error, CustomStringConvertible {
-    /// The same source or variant key staged twice.
-    case duplicate(String)
+    /// The same source or variant key staged twice, or a variant of a source not staged.
+    case inconsistent(String)
 
     var description: String {
         switch self {
-        case .duplicate(let detail): return detail
+        case .inconsistent(let detail): return detail
         }
     }
 }
