@@ -57,8 +57,8 @@ struct SourceRenderer: Sendable {
         let sourceFormat = decoded.info.format?.rawValue ?? decoded.info.loader
 
         if let entry = memo.load(memoKey), entry.variants.map(\.cacheKey) == keys.map(\.rawValue),
-           zip(entry.variants, keys).allSatisfy({ writer.hasBlob(sha256: $0.blobSHA256, format: $1.spec.format,
-                                                                   byteCount: $0.byteCount) }) {
+           zip(entry.variants, keys).allSatisfy({ writer.hasIntactBlob(sha256: $0.blobSHA256, format: $1.spec.format,
+                                                                         byteCount: $0.byteCount) }) {
             let variants = zip(entry.variants, keys).map { record, key in
                 BundleContents.Variant(key: key, pixelSize: PixelSize(width: record.pixelWidth, height: record.pixelHeight),
                                        byteCount: record.byteCount, blobSHA256: record.blobSHA256,
