@@ -162,12 +162,17 @@ struct UntrustedIndexTests {
         #expect(iterations - refused > 300)
     }
 
+    /// A fresh bundle of ``sources`` in a temporary directory (`root`, to remove afterwards).
+    static func bundle() throws -> (root: URL, bundleURL: URL, written: BundleFixtures.Written) {
+        let root = try BundleFixtures.temporaryDirectory("untrusted")
+        let bundleURL = root.appendingPathComponent("Images.warmcache")
+        return (root, bundleURL, try BundleFixtures.write(to: bundleURL, sources: sources))
+    }
+
     @Test("a row with a traversal hash is skipped and named, and verify reports it")
     func traversalHash() throws {
-        let root = try BundleFixtures.temporaryDirectory("traversal")
+        let (root, bundleURL, written) = try Self.bundle()
         defer { try? FileManager.default.removeItem(at: root) }
-        let bundleURL = root.appendingPathComponent("Images.warmcache")
-        let written = try BundleFixtures.write(to: bundleURL, sources: Self.sources)
         let victim = written.contents.variants.first { $0.key.source.rawValue == Self.sources[0] && $0.key.spec.scale == 3
             && $0.key.spec.format == .webp }!
         let connection = try SQLiteConnection(path: bundleURL.appendingPathComponent("index.sqlite").path, readOnly: false)
@@ -190,10 +195,8 @@ struct UntrustedIndexTests {
 
     @Test("a missing or damaged blob is never an answer; verify names its sources and keys")
     func missingBlob() throws {
-        let root = try BundleFixtures.temporaryDirectory("missing")
+        let (root, bundleURL, written) = try Self.bundle()
         defer { try? FileManager.default.removeItem(at: root) }
-        let bundleURL = root.appendingPathComponent("Images.warmcache")
-        let written = try BundleFixtures.write(to: bundleURL, sources: Self.sources)
         let victim = written.contents.variants.first { $0.key.source.rawValue == Self.sources[1] && $0.key.spec.scale == 2
             && $0.key.spec.format == .webp }!
         let path = bundleURL.appendingPathComponent(BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp))
