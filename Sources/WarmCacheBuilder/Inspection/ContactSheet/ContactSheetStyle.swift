@@ -28,8 +28,8 @@ th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: ri
 th:first-child, td:first-child { text-align: left; }
 #failures { margin-bottom: 16px; }
 #failures h2 { color: var(--bad); }
-#failures td { text-align: left; }
-#failures .id { overflow-wrap: anywhere; max-width: 40vw; }
+#failures th, #failures td { text-align: left; }
+#failures .id { overflow-wrap: anywhere; min-width: 16em; max-width: 40vw; }
 #controls { position: sticky; top: 0; z-index: 1; display: flex; flex-wrap: wrap; gap: 8px; align-items: center;
   padding: 8px 0; background: var(--bg); border-bottom: 1px solid var(--line); }
 #controls input { flex: 1 1 240px; }
