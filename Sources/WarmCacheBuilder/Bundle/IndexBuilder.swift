@@ -38,6 +38,12 @@ struct IndexBuilder {
             (BundleFormat.MetaKey.sourceCount, String(contents.sources.count)),
             (BundleFormat.MetaKey.variantCount, String(contents.variants.count)),
         ]
+        if let fingerprint = contents.manifestFingerprint {
+            meta.append((BundleFormat.MetaKey.manifestFingerprint, fingerprint))
+        }
+        if let shard = contents.shard {
+            meta.append((BundleFormat.MetaKey.shard, shard.description))
+        }
         if let createdAt = contents.createdAt {
             meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
         }

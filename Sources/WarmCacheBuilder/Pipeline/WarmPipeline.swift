@@ -98,7 +98,8 @@ public struct WarmPipeline: Sendable {
         }
 
         let contents = BundleContents(sources: succeeded.compactMap { $0.rendered?.source },
-                                      variants: succeeded.flatMap { $0.rendered?.variants ?? [] })
+                                      variants: succeeded.flatMap { $0.rendered?.variants ?? [] },
+                                      manifestFingerprint: plan.fingerprint, shard: plan.shard)
         do {
             let summary = try writer.commit(contents)
             report.totals.blobsRemoved = summary.blobsRemoved
