@@ -18,7 +18,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
               75  another run holds the output's lock
             """,
         version: WarmCacheVersionText.text,
-        subcommands: [WarmCommand.self, PlanCommand.self, InspectCommand.self, VerifyCommand.self,
-                      LookupCommand.self],
+        subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
+                      VerifyCommand.self, LookupCommand.self],
         defaultSubcommand: WarmCommand.self)
 }

@@ -33,6 +33,8 @@ public final class BundleWriter: Sendable {
     private let injectFault: @Sendable (Stage) throws -> Void
     /// Blobs this writer added to `objects/` (absent before), so ``abandon()`` can take them back.
     private let added = Locked<[URL]>([])
+    /// Whether blobs were hard-linked (not flushed one by one) since the last commit.
+    private let needsSync = Locked(false)
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
         self.init(bundleURL: bundleURL, generator: generator, injectFault: { _ in })
@@ -103,6 +105,47 @@ public final class BundleWriter: Sendable {
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
 
+    /// Adds the blob at `file` (another bundle's, named by its hash) to the object store unless an
+    /// identical one is there: as a hard link where the file system allows, else as a copy.
+    /// Linked blobs are flushed to disk by ``commit(_:)`` before the index that lists them is.
+    /// Thread-safe.
+    @discardableResult
+    public func adoptBlob(at file: URL, sha256: String, format: ImageFormat, byteCount: Int) throws -> StoredBlob {
+        let destination = blobURL(sha256: sha256, format: format)
+        func stored(_ written: Bool) -> StoredBlob {
+            StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: written)
+        }
+        guard BundleWriter.fileSize(file) == byteCount else {
+            throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
+                                    detail: "\(file.path) is missing or is not \(byteCount) bytes")
+        }
+        switch BundleWriter.link(file, to: destination) {
+        case 0:
+            added.withLock { $0.append(destination) }
+            #if os(Linux)
+            needsSync.withLock { $0 = true }  // one syncfs(2) at commit instead of one fsync per blob
+            #else
+            try fileSystem("flushing blob \(destination.lastPathComponent)") { try DurableFile.sync(destination) }
+            #endif
+            return stored(true)
+        case EEXIST where hasBlob(sha256: sha256, format: format, byteCount: byteCount):
+            return stored(false)
+        default:
+            // Another file system, no hard links, or a wrong-sized leftover: copy, flushed.
+            let data = try fileSystem("reading \(file.path)") { try Data(contentsOf: file, options: .mappedIfSafe) }
+            let existed = BundleWriter.fileSize(destination) != nil
+            try fileSystem("copying blob \(destination.lastPathComponent)") {
+                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
+                                                        withIntermediateDirectories: true)
+                let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
+                try DurableFile.write(data, to: temporary)
+                try DurableFile.replace(destination, with: temporary)
+            }
+            if !existed { added.withLock { $0.append(destination) } }
+            return stored(true)
+        }
+    }
+
     /// Whether the store has this blob already (same hash, same size).
     public func hasBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
         BundleWriter.fileSize(blobURL(sha256: sha256, format: format)) == byteCount
@@ -121,6 +164,12 @@ public final class BundleWriter: Sendable {
                                     detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "
                                         + "is missing or has the wrong size")
         }
+
+        #if os(Linux)
+        if needsSync.withLock({ $0 }) {
+            try fileSystem("flushing linked blobs") { try DurableFile.syncFileSystem(containing: objectsURL) }
+        }
+        #endif
 
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
         defer { try? FileManager.default.removeItem(at: temporary) }
@@ -214,6 +263,15 @@ public final class BundleWriter: Sendable {
 
     private static func isIndexTemporary(_ name: String) -> Bool {
         name.hasPrefix("index-") && name.hasSuffix(".sqlite.tmp")
+    }
+
+    /// `link(2)`, creating the fan-out directory if needed: 0, or the `errno` it failed with.
+    private static func link(_ source: URL, to destination: URL) -> Int32 {
+        if Foundation.link(source.path, destination.path) == 0 { return 0 }
+        guard errno == ENOENT else { return errno }
+        try? FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
+                                                 withIntermediateDirectories: true)
+        return Foundation.link(source.path, destination.path) == 0 ? 0 : errno
     }
 
     private static func fileSize(_ url: URL) -> Int? {

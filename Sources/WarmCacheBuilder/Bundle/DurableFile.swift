@@ -48,6 +48,23 @@ enum DurableFile {
         }
     }
 
+    #if os(Linux)
+    /// Flushes every file and directory of the file system holding `url` (`syncfs(2)`, which
+    /// Swift's Glibc module does not export, so it is looked up; `sync(2)` if absent): one call for
+    /// the thousands of blobs a merge links, where `fsync` per file would take minutes.
+    static func syncFileSystem(containing url: URL) throws {
+        typealias SyncFS = @convention(c) (Int32) -> Int32
+        guard let symbol = dlsym(nil, "syncfs") else {
+            Glibc.sync()
+            return
+        }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError("opening \(url.lastPathComponent)") }
+        defer { close(descriptor) }
+        guard unsafeBitCast(symbol, to: SyncFS.self)(descriptor) == 0 else { throw posixError("flushing \(url.path)") }
+    }
+    #endif
+
     private static func posixError(_ action: String) -> NSError {
         let code = errno
         return NSError(domain: NSPOSIXErrorDomain, code: Int(code),
