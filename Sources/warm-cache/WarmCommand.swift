@@ -27,6 +27,11 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(help: "Write a JSON report of every source and variant to this file.")
     var report: String?
 
+    @Option(help: ArgumentHelp("Write a contact sheet of the bundle and this run's failures to this file.",
+                               discussion: "An HTML page of every image; see `inspect --html`.",
+                               valueName: "file.html"))
+    var html: String?
+
     @Flag(help: "Write nothing if any source fails.")
     var strict = false
 
@@ -72,7 +77,8 @@ struct WarmCommand: AsyncParsableCommand {
         let options = WarmOptions(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             strict: strict, offline: offline, maxAge: maxAge.flatMap(DurationText.seconds),
-            imagingConcurrency: jobs, fetchConcurrency: concurrency)
+            imagingConcurrency: jobs, fetchConcurrency: concurrency,
+            reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL })
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -82,7 +88,7 @@ struct WarmCommand: AsyncParsableCommand {
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
-                try writeReport(partial)
+                try writeContactSheet(partial, bundle: nil)
                 printFailures(partial)
             }
             Console.error(error.message)
@@ -92,28 +98,21 @@ struct WarmCommand: AsyncParsableCommand {
             case .engine, .fileSystem: throw ExitCode.failure
             }
         }
-        try writeReport(result)
         if !logging.quiet {
             printSummary(result, output: plan.output)
         }
+        try writeContactSheet(result, bundle: plan.output)
         printFailures(result)
         if result.status != .ok {
             throw ExitCodes.someSourcesFailed
         }
     }
 
-    private func writeReport(_ value: WarmReport) throws {
-        guard let report else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let url = URL(fileURLWithPath: report)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(value).write(to: url, options: .atomic)
-        } catch {
-            Console.error("cannot write the report to \(report): \(error.localizedDescription)")
-            throw ExitCode.failure
-        }
+    /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's failures.
+    private func writeContactSheet(_ value: WarmReport, bundle: URL?) throws {
+        guard let html else { return }
+        try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init)),
+                                     to: html, quiet: logging.quiet)
     }
 
     private func printSummary(_ report: WarmReport, output: URL) {
@@ -134,7 +133,7 @@ struct WarmCommand: AsyncParsableCommand {
     private func printFailures(_ report: WarmReport) {
         let failures = report.failures
         guard !failures.isEmpty else { return }
-        Console.error("\(failures.count) of \(report.totals.sources) sources failed:")
+        Console.error("\(report.totals.sourcesFailed) of \(report.totals.sources) sources failed:")
         for failure in failures {
             FileHandle.standardError.write(Data(
                 "  \(failure.identifier): \(failure.error ?? "failed") (listed at \(failure.listedAt))\n".utf8))

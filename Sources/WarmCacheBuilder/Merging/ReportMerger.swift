@@ -28,13 +28,19 @@ public enum ReportMerger {
             throw BundleMergeError(.unreadablePart, "no reports to merge")
         }
         merged["output"] = .string(output.path)
-        if case .array(let sources) = merged["sources"] {
-            merged["sources"] = .array(sources.sorted { $0.identifier < $1.identifier })
+        var sources: [JSONValue] = []
+        if case .array(let list) = merged["sources"] {
+            sources = list.sorted { $0.identifier < $1.identifier }
         }
+        // Written as `warm --report` writes: compact, one source per line.
+        merged["sources"] = .array([])
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
-            return try encoder.encode(JSONValue.object(merged))
+            let head = String(decoding: try encoder.encode(JSONValue.object(merged)), as: UTF8.self)
+            let lines = try sources.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+            let list = lines.isEmpty ? "[]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
+            return Data((head.replacingOccurrences(of: "\"sources\":[]", with: "\"sources\":" + list) + "\n").utf8)
         } catch {
             throw BundleMergeError(.fileSystem, "cannot encode the merged report: \(error)")
         }
