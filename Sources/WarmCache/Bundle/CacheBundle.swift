@@ -38,6 +38,8 @@ public final class CacheBundle: Sendable {
     /// Recently read blobs. Shared by every ``CachedImage`` this bundle returns.
     public let memoryCache: BlobMemoryCache
     private let pool: ConnectionPool
+    /// Loads blobs ahead of display (``prefetch(_:size:scale:accepting:fit:processors:preset:priority:)``).
+    package let prefetcher = BlobPrefetcher()
 
     /// Opens the bundle at `url` (a `<Name>.warmcache` directory) and checks its format version.
     /// - Throws: ``CacheBundleError``: `bundleNotFound`, `notABundle`, `corruptIndex`, `unsupportedVersion`.
