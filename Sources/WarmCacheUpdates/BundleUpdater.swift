@@ -114,7 +114,8 @@ public final class BundleUpdater: Sendable {
         let transport = HTTPTransport(origin: baseURL, timeout: configuration.timeout,
                                       connections: configuration.maximumConcurrentDownloads)
         defer { transport.close() }
-        return try await UpdateRun(updater: self, transport: transport, progress: progress).run()
+        var run = UpdateRun(updater: self, transport: transport, progress: progress)
+        return try await run.run()
     }
 
     /// Starts an update on a new task and returns its progress stream (finished when the update

@@ -63,22 +63,48 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
         let task = TaskBox(session.dataTask(with: request))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task.task.taskIdentifier,
-                                  Transfer(url: url, limit: limit, destination: destination,
-                                           continuation: continuation))
-                task.task.resume()
+                let identifier = task.task.taskIdentifier
+                delegate.register(identifier, Transfer(url: url, limit: limit, destination: destination,
+                                                       continuation: continuation))
+                guard task.start() else {
+                    // Cancelled before it started: a task never resumed reports no completion.
+                    delegate.unregister(identifier)?.continuation.resume(throwing: CancellationError())
+                    return
+                }
             }
         } onCancel: {
-            task.task.cancel()
+            task.cancel()
         }
     }
 }
 
-/// `URLSessionTask` is not `Sendable` on every platform; the box carries it into the
-/// cancellation handler, which only calls the thread-safe `cancel()`.
+/// Starts or cancels a data task exactly once whichever comes first, so a cancellation that
+/// arrives before the start is never lost. `URLSessionTask` is not `Sendable` on every
+/// platform; the box carries it into the cancellation handler.
 private final class TaskBox: @unchecked Sendable {
     let task: URLSessionDataTask
+    private let lock = NSLock()
+    private var cancelled = false
+    private var started = false
+
     init(_ task: URLSessionDataTask) { self.task = task }
+
+    /// Resumes the task; `false` if it was cancelled first.
+    func start() -> Bool {
+        lock.withLock {
+            guard !cancelled else { return false }
+            started = true
+            task.resume()
+            return true
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            if started { task.cancel() }
+        }
+    }
 }
 
 /// The state of one GET, touched only on the session's serial delegate queue.
@@ -118,6 +144,10 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     func register(_ identifier: Int, _ transfer: Transfer) {
         lock.withLock { transfers[identifier] = transfer }
+    }
+
+    func unregister(_ identifier: Int) -> Transfer? {
+        lock.withLock { transfers.removeValue(forKey: identifier) }
     }
 
     private func transfer(_ task: URLSessionTask) -> Transfer? {

@@ -69,6 +69,7 @@ struct UpdateRun {
             }
         }
         let downloadedBytes = try await download(missing)
+        requests += missing.count
 
         // 4. Switch, then collect garbage.
         progress?.yield(UpdateProgress(phase: .installing, filesDone: missing.count, filesTotal: missing.count,

@@ -23,7 +23,8 @@ struct LayeredCacheBundleTests {
         let layered = try LayeredCacheBundle(contentsOf: [newer, older])
         let a = try #require(try layered.bestImage(for: "https://img.test/a.jpg", size: Self.size, scale: 2))
         // The older layer's 200 px variant would cover 100 px better, but the newer layer owns `a`.
-        #expect(a.pixelSize.width == 80 && String(decoding: try a.data(), as: UTF8.self) == "new a 80")
+        #expect(a.pixelSize.width == 80)
+        #expect(try String(decoding: a.data(), as: UTF8.self) == "new a 80")
         #expect(try layered.images(for: SourceIdentifier("https://img.test/a.jpg")).count == 1)
         #expect(try layered.layer(for: SourceIdentifier("https://img.test/a.jpg"))?.url == newer)
     }

@@ -108,8 +108,8 @@ struct HostileServerTests {
     @Test("an index whose rows name paths outside the bundle") func hostileRows() async throws {
         let setup = try await setUp()
         let index = try rewrittenIndex(setup) {
-            try $0.execute("UPDATE variants SET blob_sha256 = '../../../../etc/passwd' WHERE rowid IN "
-                + "(SELECT rowid FROM variants LIMIT 1)")
+            try $0.execute("UPDATE variants SET blob_sha256 = '../../../../etc/passwd' WHERE cache_key = "
+                + "(SELECT cache_key FROM variants LIMIT 1)")
         }
         setup.server.setRoute(Self.prefix + "index.sqlite", .image(index))
         try await expectFailure(setup) { $0 == .invalidIndex }

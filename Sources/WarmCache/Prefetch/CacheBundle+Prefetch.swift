@@ -1,3 +1,5 @@
+import Foundation
+
 extension CacheBundle {
     /// Loads the images that `bestImage` would return for these URLs into the memory tier, on a
     /// background task, so that showing them later does no disk read.

@@ -60,8 +60,8 @@ import WarmCache
         let placeholder = ImagePlaceholder(thumbHash: ThumbHash.encode(width: width, height: height, rgba: rgba),
                                            blurHash: BlurHash.encode(width: width, height: height, rgba: rgba))
         let fromThumbHash = try #require(placeholder.pixels(width: width, height: height))
-        let fromBlurHash = try #require(BlurHash.decode(try #require(placeholder.blurHash), width: width,
-                                                        height: height))
+        let blurHash = try #require(placeholder.blurHash)
+        let fromBlurHash = try #require(BlurHash.decode(blurHash, width: width, height: height))
         for decoded in [fromThumbHash.rgba, fromBlurHash] {
             let error = zip(decoded, rgba).enumerated().filter { $0.offset % 4 != 3 }
                 .map { abs(Int($0.element.0) - Int($0.element.1)) }.reduce(0, +)
