@@ -227,12 +227,12 @@ struct UpdateRun {
 
     /// Deletes blobs in `objects/` that neither the new index nor the replaced one references.
     private func collectGarbage(keeping current: [BlobReference]) -> Int {
-        var keep = Set(current.map(\.relativePath))
+        var keep = Set(current.map(\.fileName))
         if let previous = try? SQLiteConnection(path: updater.previousIndexURL.path, readOnly: true),
            let blobs = try? IndexValidation.referencedBlobs(in: previous) {
-            keep.formUnion(blobs.map(\.relativePath))
+            keep.formUnion(blobs.map(\.fileName))
         }
-        return ObjectStore.removeUnreferenced(in: updater.directory, keeping: keep)
+        return ObjectStore.removeUnreferenced(in: updater.directory) { keep.contains($0) }
     }
 
     /// Partial files of an interrupted update (verified blobs are already in `objects/`).

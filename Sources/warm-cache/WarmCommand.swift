@@ -62,7 +62,8 @@ struct WarmCommand: AsyncParsableCommand {
         let options = WarmOptions(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             strict: strict, offline: offline, maxAge: maxAge.flatMap(DurationText.seconds),
-            imagingConcurrency: jobs, fetchConcurrency: concurrency)
+            imagingConcurrency: jobs, fetchConcurrency: concurrency,
+            reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL })
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -72,7 +73,6 @@ struct WarmCommand: AsyncParsableCommand {
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
-                try writeReport(partial)
                 printFailures(partial)
             }
             Console.error(error.message)
@@ -82,27 +82,12 @@ struct WarmCommand: AsyncParsableCommand {
             case .engine, .fileSystem: throw ExitCode.failure
             }
         }
-        try writeReport(result)
         if !logging.quiet {
             printSummary(result, output: plan.output)
         }
         printFailures(result)
         if result.status != .ok {
             throw ExitCodes.someSourcesFailed
-        }
-    }
-
-    private func writeReport(_ value: WarmReport) throws {
-        guard let report else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let url = URL(fileURLWithPath: report)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(value).write(to: url, options: .atomic)
-        } catch {
-            Console.error("cannot write the report to \(report): \(error.localizedDescription)")
-            throw ExitCode.failure
         }
     }
 
@@ -124,7 +109,7 @@ struct WarmCommand: AsyncParsableCommand {
     private func printFailures(_ report: WarmReport) {
         let failures = report.failures
         guard !failures.isEmpty else { return }
-        Console.error("\(failures.count) of \(report.totals.sources) sources failed:")
+        Console.error("\(report.totals.sourcesFailed) of \(report.totals.sources) sources failed:")
         for failure in failures {
             FileHandle.standardError.write(Data(
                 "  \(failure.identifier): \(failure.error ?? "failed") (listed at \(failure.listedAt))\n".utf8))

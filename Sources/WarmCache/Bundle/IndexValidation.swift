@@ -53,6 +53,11 @@ package struct BlobReference: Hashable, Sendable {
     package var relativePath: String {
         BundleFormat.objectPath(sha256: sha256, format: format)
     }
+
+    /// `<sha256>.<ext>`, the file's name in its fan-out folder.
+    package var fileName: String {
+        "\(sha256).\(format.fileExtension)"
+    }
 }
 
 /// An index row that breaks ``IndexValidation``'s rules.

@@ -3,9 +3,9 @@ import Foundation
 /// File-level housekeeping of a bundle's `objects/` directory, shared by everything that writes
 /// one (the builder's bundle writer, the updater).
 package enum ObjectStore {
-    /// Deletes every file under `<bundle>/objects/` whose bundle-relative path (`objects/xx/<name>`)
-    /// is not in `keep`, and fan-out folders left empty; returns how many files went.
-    package static func removeUnreferenced(in bundleURL: URL, keeping keep: Set<String>) -> Int {
+    /// Deletes every file under `<bundle>/objects/` whose name (`<sha256>.<ext>`) `isReferenced`
+    /// rejects, and fan-out folders left empty; returns how many files went.
+    package static func removeUnreferenced(in bundleURL: URL, isReferenced: (String) -> Bool) -> Int {
         let fileManager = FileManager.default
         let objects = bundleURL.appendingPathComponent(BundleFormat.objectsDirectoryName)
         var removed = 0
@@ -13,7 +13,7 @@ package enum ObjectStore {
             let folder = objects.appendingPathComponent(fanout)
             let names = (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? []
             var remaining = names.count
-            for name in names where !keep.contains("\(BundleFormat.objectsDirectoryName)/\(fanout)/\(name)") {
+            for name in names where !isReferenced(name) {
                 if (try? fileManager.removeItem(at: folder.appendingPathComponent(name))) != nil {
                     removed += 1
                     remaining -= 1
