@@ -105,14 +105,14 @@ struct UpdateRun {
                 guard try check.step(), check.text(0) == "ok" else {
                     throw BundleUpdateError(.invalidIndex, url: url, detail: "SQLite integrity check: \(check.text(0))")
                 }
-                return try IndexValidation.referencedBlobs(in: connection)
+                return try BlobReference.referenced(in: connection)
             }
         } catch let error as CacheBundleError {
             if case .unsupportedVersion(let found, let supported) = error.kind {
                 throw BundleUpdateError(.unsupportedVersion(found: found, supported: supported), url: url)
             }
             throw BundleUpdateError(.invalidIndex, url: url, detail: Self.reason(error))
-        } catch let error as IndexValidationError {
+        } catch let error as BlobReference.Problem {
             throw BundleUpdateError(.invalidIndex, url: url, detail: error.description)
         }
     }
@@ -229,7 +229,7 @@ struct UpdateRun {
     private func collectGarbage(keeping current: [BlobReference]) -> Int {
         var keep = Set(current.map(\.fileName))
         if let previous = try? SQLiteConnection(path: updater.previousIndexURL.path, readOnly: true),
-           let blobs = try? IndexValidation.referencedBlobs(in: previous) {
+           let blobs = try? BlobReference.referenced(in: previous) {
             keep.formUnion(blobs.map(\.fileName))
         }
         return ObjectStore.removeUnreferenced(in: updater.directory) { keep.contains($0) }

@@ -33,9 +33,8 @@ struct BundleUpdaterTests {
         #expect(result.outcome == .updated)
         #expect(result.blobsDownloaded == 60 && result.blobBytesDownloaded == published.blobBytes)
         #expect(result.requests == 61)
-        let original = try Data(contentsOf: published.directory.appendingPathComponent(
-            BundleFormat.objectPath(sha256: published.variants(of: 7)[1].blobSHA256, format: .jpeg)))
-        #expect(try blobBytes(in: local, source: 7, width: 200) == original)
+        let original = try published.body(of: published.variants(of: 7)[1])
+        #expect(try blobBytes(in: local, source: 7, width: 200) == Data(original))
         #expect(try Data(contentsOf: local.appendingPathComponent("index.sqlite")) == Data(contentsOf: published.indexURL))
     }
 
@@ -163,9 +162,8 @@ struct BundleUpdaterTests {
         try published.change(0..<8)
         try published.serve(on: server)
         for variant in published.contents.variants {
-            let body = try Data(contentsOf: published.directory.appendingPathComponent(
-                BundleFormat.objectPath(sha256: variant.blobSHA256, format: .jpeg)))
-            server.setRoute(published.blobPath(of: variant), .trickled(chunkSize: 64, interval: 0.2, .image(Array(body))))
+            server.setRoute(published.blobPath(of: variant),
+                            .trickled(chunkSize: 64, interval: 0.2, .image(try published.body(of: variant))))
         }
         let before = try Data(contentsOf: local.appendingPathComponent("index.sqlite"))
         let (slowProgress, slowTask) = updater.start()
@@ -184,9 +182,7 @@ struct BundleUpdaterTests {
         let server = try await FixtureServer.start()
         try published.serve(on: server)
         for variant in published.contents.variants {
-            let body = try Data(contentsOf: published.directory.appendingPathComponent(
-                BundleFormat.objectPath(sha256: variant.blobSHA256, format: .jpeg)))
-            server.setRoute(published.blobPath(of: variant), .delayed(seconds: 0.02, .image(Array(body))))
+            server.setRoute(published.blobPath(of: variant), .delayed(seconds: 0.02, .image(try published.body(of: variant))))
         }
         let result = try await updater(server, into: temporaryUpdateDirectory(),
                                        .init(maximumConcurrentDownloads: 3)).update()

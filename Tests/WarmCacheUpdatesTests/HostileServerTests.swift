@@ -58,9 +58,7 @@ struct HostileServerTests {
 
     func changedBlob(_ setup: Setup) throws -> (path: String, bytes: [UInt8]) {
         let variant = try #require(setup.published.variants(of: 0).first)
-        let bytes = try Data(contentsOf: setup.published.directory.appendingPathComponent(
-            BundleFormat.objectPath(sha256: variant.blobSHA256, format: .jpeg)))
-        return (setup.published.blobPath(of: variant), Array(bytes))
+        return (setup.published.blobPath(of: variant), try setup.published.body(of: variant))
     }
 
     @Test("wrong bytes for a blob") func wrongBytes() async throws {

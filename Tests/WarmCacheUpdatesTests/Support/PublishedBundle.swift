@@ -80,6 +80,12 @@ struct PublishedBundle {
             .values.reduce(0, +)
     }
 
+    /// The bytes of a variant's blob as published.
+    func body(of variant: BundleContents.Variant) throws -> [UInt8] {
+        Array(try Data(contentsOf: directory.appendingPathComponent(
+            BundleFormat.objectPath(sha256: variant.blobSHA256, format: .jpeg))))
+    }
+
     /// The variants of one source.
     func variants(of index: Int) -> [BundleContents.Variant] {
         contents.variants.filter { $0.key.source == Self.source(index) }
