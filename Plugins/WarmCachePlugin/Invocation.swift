@@ -30,7 +30,7 @@ struct Invocation: Equatable {
         "plan": [],
         "inspect": ["--largest", "--html"],
         "verify": [],
-        "lookup": ["--size", "--scale", "--accept", "--fit", "--preset"],
+        "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors"],
     ]
 
     /// The arguments for `warm-cache`.

@@ -100,20 +100,24 @@ struct UpdateRun {
         do {
             let bundle = try CacheBundle(contentsOf: index.deletingLastPathComponent(),
                                          configuration: CacheBundle.Configuration(maximumConnections: 1))
-            return try bundle.query { connection in
+            try bundle.query { connection in
                 let check = try connection.statement("PRAGMA quick_check")
                 guard try check.step(), check.text(0) == "ok" else {
                     throw BundleUpdateError(.invalidIndex, url: url, detail: "SQLite integrity check: \(check.text(0))")
                 }
-                return try BlobReference.referenced(in: connection)
             }
+            // The reader's rules for untrusted indexes; values it does not know are skipped, as lookups do.
+            let problems = try bundle.indexProblems().filter { $0.kind != .unknownValue }
+            if let first = problems.first {
+                throw BundleUpdateError(.invalidIndex, url: url, detail: "\(first)"
+                    + (problems.count > 1 ? " (and \(problems.count - 1) more problems)" : ""))
+            }
+            return try bundle.query { try BlobReference.referenced(in: $0) }
         } catch let error as CacheBundleError {
             if case .unsupportedVersion(let found, let supported) = error.kind {
                 throw BundleUpdateError(.unsupportedVersion(found: found, supported: supported), url: url)
             }
             throw BundleUpdateError(.invalidIndex, url: url, detail: Self.reason(error))
-        } catch let error as BlobReference.Problem {
-            throw BundleUpdateError(.invalidIndex, url: url, detail: error.description)
         }
     }
 

@@ -30,6 +30,12 @@ struct LookupCommand: ParsableCommand {
     @Option(help: "Only variants the manifest listed under this preset.")
     var preset: String?
 
+    @Option(help: ArgumentHelp(
+        "Processed variants: 'none' (unprocessed only; the default without --preset), 'any', or exact tokens "
+            + "as in cache keys, e.g. 'round(24)' or 'grayscale,blur(2)'.",
+        valueName: "none|any|tokens"))
+    var processors: String?
+
     @Flag(help: "Print one JSON object: hit, path, format, pixelWidth, pixelHeight, bytes, cacheKey.")
     var json = false
 
@@ -53,6 +59,7 @@ struct LookupCommand: ParsableCommand {
         if let fit, FitMode.Kind(rawValue: fit) == nil {
             throw ValidationError("--fit '\(fit)' is not one of: inside, cover, fill, contain")
         }
+        _ = try processorFilter()
     }
 
     func run() throws {
@@ -60,7 +67,8 @@ struct LookupCommand: ParsableCommand {
         do {
             let cache = try CacheBundle(contentsOf: URL(fileURLWithPath: bundle))
             let hit = try cache.bestImage(for: source, size: try pointSize(), scale: scale, accepting: try formats(),
-                                          fit: fit.flatMap(FitMode.Kind.init(rawValue:)), preset: preset)
+                                          fit: fit.flatMap(FitMode.Kind.init(rawValue:)), processors: try processorFilter(),
+                                          preset: preset)
             let placeholder = try cache.placeholder(for: SourceIdentifier(source))
             answer = Answer(hit: hit != nil, path: hit?.fileURL.path, format: hit?.format.rawValue,
                             pixelWidth: hit?.pixelSize.width, pixelHeight: hit?.pixelSize.height, bytes: hit?.byteCount,
@@ -91,6 +99,20 @@ struct LookupCommand: ParsableCommand {
             throw ValidationError("--size '\(size)' must be WIDTHxHEIGHT in points, e.g. 100x100 or 320x0")
         }
         return PointSize(width: width, height: height)
+    }
+
+    private func processorFilter() throws -> ProcessorFilter? {
+        switch processors {
+        case nil: return nil
+        case "none", "-": return .unprocessed
+        case "any": return .any
+        case let tokens?:
+            guard let list = Processor.parseList(tokens) else {
+                throw ValidationError("--processors '\(tokens)' is not 'none', 'any' or processor tokens as written "
+                                      + "in cache keys, e.g. 'round(24)' or 'grayscale,blur(2)'")
+            }
+            return .exactly(list)
+        }
     }
 
     private func formats() throws -> [ImageFormat] {
