@@ -52,6 +52,11 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
         memoryCache.contains(sha256)
     }
 
+    /// Names this blob in this memory cache: what a prefetch claims while it loads it.
+    package var memoryKey: String {
+        "\(ObjectIdentifier(memoryCache).hashValue)/\(sha256)"
+    }
+
     /// Reads the whole file into memory (not mapped, so no page faults later) and caches it:
     /// what a prefetch does ahead of display.
     package func loadIntoMemory() throws {

@@ -15,10 +15,9 @@ import Foundation
 /// and only by that one: its variants hide every variant an older layer has for the same source,
 /// so an image re-baked in a newer bundle never shows in a stale size or format. Sources a newer
 /// layer does not list fall through to the older ones.
-public final class LayeredCacheBundle: Sendable {
+public final class LayeredCacheBundle: ImageLookup {
     /// The layers, newest first.
     public let layers: [CacheBundle]
-    private let prefetcher = BlobPrefetcher()
 
     /// Reads `layers`, newest first.
     public init(layers: [CacheBundle]) {
@@ -48,28 +47,12 @@ public final class LayeredCacheBundle: Sendable {
         return nil
     }
 
-    // MARK: Lookup (as CacheBundle)
+    // MARK: Lookup (ImageLookup; the URL and string forms and prefetch come with the protocol)
 
-    /// The best image for `url`, from the newest layer that lists it (rules of `CacheBundle.bestImage`).
-    public func bestImage(for url: URL, size: PointSize, scale: Double,
-                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
-                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
-        try bestImage(for: SourceIdentifier(url.absoluteString), size: size, scale: scale, accepting: accepting,
-                      fit: fit, processors: processors, preset: preset)
-    }
-
-    /// The same, for a source named by a string: a URL (normalised) or a manifest path or `key:` (verbatim).
-    public func bestImage(for source: String, size: PointSize, scale: Double,
-                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
-                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
-        try bestImage(for: SourceIdentifier(source), size: size, scale: scale, accepting: accepting,
-                      fit: fit, processors: processors, preset: preset)
-    }
-
-    /// The same, for a source identifier.
+    /// The best image for a source, from the newest layer that lists it (rules of `CacheBundle`).
     public func bestImage(for source: SourceIdentifier, size: PointSize, scale: Double,
                           accepting: [ImageFormat], fit: FitMode.Kind? = nil,
-                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+                          processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         try layer(for: source)?.bestImage(for: source, size: size, scale: scale, accepting: accepting, fit: fit,
                                           processors: processors, preset: preset)
     }
@@ -90,11 +73,6 @@ public final class LayeredCacheBundle: Sendable {
         try layer(for: source)?.images(for: source) ?? []
     }
 
-    /// The placeholder the answering layer stores for a source, or `nil`.
-    public func placeholder(for url: URL) throws -> ImagePlaceholder? {
-        try placeholder(for: SourceIdentifier(url.absoluteString))
-    }
-
     /// The placeholder the answering layer stores for a source identifier, or `nil`.
     public func placeholder(for source: SourceIdentifier) throws -> ImagePlaceholder? {
         try layer(for: source)?.placeholder(for: source)
@@ -103,17 +81,5 @@ public final class LayeredCacheBundle: Sendable {
     /// Whether any layer lists this source.
     public func contains(_ source: SourceIdentifier) throws -> Bool {
         try layer(for: source) != nil
-    }
-
-    /// As ``CacheBundle/prefetch(_:size:scale:accepting:fit:processors:preset:priority:)``, each image
-    /// from the layer that answers for its source.
-    @discardableResult
-    public func prefetch(_ urls: [URL], size: PointSize, scale: Double, accepting: [ImageFormat] = [.jpeg, .png],
-                         fit: FitMode.Kind? = nil, processors: [Processor]? = nil, preset: String? = nil,
-                         priority: TaskPriority = .utility) -> Task<PrefetchSummary, Never> {
-        prefetcher.prefetch(urls.map { SourceIdentifier($0.absoluteString) }, priority: priority) { source in
-            try self.bestImage(for: source, size: size, scale: scale, accepting: accepting, fit: fit,
-                               processors: processors, preset: preset)
-        }
     }
 }

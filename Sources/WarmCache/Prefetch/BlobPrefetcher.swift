@@ -3,9 +3,11 @@ import Foundation
 /// Loads blobs into a reader's memory tier ahead of display, off the caller's thread.
 ///
 /// A blob is read once however many prefetches ask for it at the same time: the prefetcher
-/// keeps the hashes being loaded, and a request for one of them counts as `coalesced`
-/// instead of reading the file again. One per reader (``CacheBundle``, ``LayeredCacheBundle``).
+/// keeps the blobs being loaded (per memory cache), and a request for one of them counts as
+/// `coalesced` instead of reading the file again. One for the process, shared by every reader.
 package final class BlobPrefetcher: @unchecked Sendable {
+    package static let shared = BlobPrefetcher()
+
     private let lock = NSLock()
     private var loading: Set<String> = []
 
@@ -32,11 +34,11 @@ package final class BlobPrefetcher: @unchecked Sendable {
                     summary.alreadyInMemory += 1
                     continue
                 }
-                guard claim(image.sha256) else {
+                guard claim(image.memoryKey) else {
                     summary.coalesced += 1
                     continue
                 }
-                defer { release(image.sha256) }
+                defer { release(image.memoryKey) }
                 if image.isInMemory {  // finished by another prefetch between the checks
                     summary.alreadyInMemory += 1
                 } else if (try? image.loadIntoMemory()) != nil {
@@ -49,12 +51,12 @@ package final class BlobPrefetcher: @unchecked Sendable {
         }
     }
 
-    /// Marks `hash` as being loaded; `false` if it already was.
-    private func claim(_ hash: String) -> Bool {
-        lock.withLock { loading.insert(hash).inserted }
+    /// Marks a blob as being loaded; `false` if it already was.
+    private func claim(_ key: String) -> Bool {
+        lock.withLock { loading.insert(key).inserted }
     }
 
-    private func release(_ hash: String) {
-        _ = lock.withLock { loading.remove(hash) }
+    private func release(_ key: String) {
+        _ = lock.withLock { loading.remove(key) }
     }
 }
