@@ -30,6 +30,7 @@ struct Invocation: Equatable {
                  "--shard"],
         "plan": ["--shard", "--shards"],
         "merge": ["-o", "--output", "--report", "--reports"],
+        "pull": ["--concurrency", "--timeout", "--max-index-mib", "--seed"],
         "inspect": ["--largest", "--html"],
         "verify": [],
         "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors"],
