@@ -13,6 +13,12 @@ public struct VerificationReport: Sendable, Codable {
         public var detail: String
 
         public var description: String { "\(kind.rawValue): \(subject): \(detail)" }
+
+        package init(kind: Kind, subject: String, detail: String) {
+            self.kind = kind
+            self.subject = subject
+            self.detail = detail
+        }
     }
 
     public var path: String
@@ -25,6 +31,16 @@ public struct VerificationReport: Sendable, Codable {
     public var warnings: [Problem]
 
     public var isValid: Bool { problems.isEmpty }
+
+    package init(path: String, variantsChecked: Int, blobsChecked: Int, bytesHashed: Int, problems: [Problem],
+                 warnings: [Problem]) {
+        self.path = path
+        self.variantsChecked = variantsChecked
+        self.blobsChecked = blobsChecked
+        self.bytesHashed = bytesHashed
+        self.problems = problems
+        self.warnings = warnings
+    }
 }
 
 /// Re-hashes every blob and checks the index: keys parse and match their columns, every listed

@@ -21,7 +21,7 @@ struct SourceRenderer: Sendable {
     }
 
     struct Failure: Error, Sendable {
-        var message: String
+        var failure: SourceFailure
     }
 
     func render(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> Rendered {
@@ -29,14 +29,14 @@ struct SourceRenderer: Sendable {
         do {
             bytes = try Data(contentsOf: original, options: .alwaysMapped)
         } catch {
-            throw Failure(message: "cannot read \(original.path): \(error.localizedDescription)")
+            throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
         }
         let sha256 = knownSHA256 ?? ContentHash.sha256(bytes)
         let decoded: DecodedSource
         do {
             decoded = try engine.open(bytes, name: planned.identifier.rawValue)
         } catch {
-            throw Failure(message: error.description)
+            throw Failure(failure: SourceFailure(error))
         }
 
         // Resolve, then merge requests that land on the same key (two presets asking for the
@@ -74,7 +74,7 @@ struct SourceRenderer: Sendable {
         do {
             rendered = try decoded.render(keys.compactMap { specs[$0] }, placeholder: planned.placeholders)
         } catch {
-            throw Failure(message: error.description)
+            throw Failure(failure: SourceFailure(error))
         }
         var variants: [BundleContents.Variant] = []
         for (key, encoded) in zip(keys, rendered.variants) {
@@ -82,7 +82,7 @@ struct SourceRenderer: Sendable {
             do {
                 stored = try writer.storeBlob(encoded.data, format: key.spec.format)
             } catch {
-                throw Failure(message: "cannot store \(key.rawValue): \(error)")
+                throw Failure(failure: SourceFailure(.fileSystem, "cannot store \(key.rawValue): \(error)"))
             }
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),

@@ -18,7 +18,8 @@ public struct WarmPipeline: Sendable {
     public let plan: WarmPlan
     public let options: WarmOptions
     public let logger: Logger
-    /// Called after each source finishes, from any thread.
+    /// Called after each source finishes and as downloaded bytes arrive (often: throttle what
+    /// you draw), from any thread.
     public var onProgress: (@Sendable (WarmProgress) -> Void)?
 
     public init(plan: WarmPlan, options: WarmOptions = WarmOptions(), logger: Logger,
@@ -53,12 +54,15 @@ public struct WarmPipeline: Sendable {
         let originals = OriginalsCache(cacheDirectory: cacheDirectory)
         originals.sweepLeftovers()
 
+        let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
         let needsNetwork = !options.offline && plan.sources.contains { $0.location.isRemote }
-        let fetcher = needsNetwork ? ImageFetcher(configuration: fetcherConfiguration, logger: logger) : nil
+        let fetcher = needsNetwork
+            ? ImageFetcher(configuration: FetcherConfiguration(plan.fetch, concurrency: options.fetchConcurrency),
+                           logger: logger, onBytes: { tracker.downloaded($0) })
+            : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let renderer = SourceRenderer(engine: engine, writer: writer, memo: RenderMemo(cacheDirectory: cacheDirectory))
         let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency)
-        let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
         logger.debug("warm started", metadata: [
             "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
             "imagingSlots": "\(options.resolvedImagingConcurrency)",
@@ -99,6 +103,8 @@ public struct WarmPipeline: Sendable {
 
         let contents = BundleContents(sources: succeeded.compactMap { $0.rendered?.source },
                                       variants: succeeded.flatMap { $0.rendered?.variants ?? [] })
+        report.removedSources = removedSources(keeping: Set(contents.sources.map(\.identifier.rawValue)),
+                                               writer: writer)
         do {
             let summary = try writer.commit(contents)
             report.totals.blobsRemoved = summary.blobsRemoved
@@ -109,6 +115,17 @@ public struct WarmPipeline: Sendable {
         }
         report.seconds = ProcessInfo.processInfo.systemUptime - started
         return report
+    }
+
+    /// Sources of the bundle now at the output that the new one will not hold (read before the
+    /// switch; an unreadable previous index removes nothing worth listing).
+    private func removedSources(keeping kept: Set<String>, writer: BundleWriter) -> [String] {
+        guard writer.hasPublishedBundle else { return [] }
+        var removed: [String] = []
+        try? BundleInspector(bundleURL: plan.output).forEachSourceIdentifier { identifier in
+            if !kept.contains(identifier) { removed.append(identifier) }
+        }
+        return removed
     }
 
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,
@@ -139,39 +156,24 @@ public struct WarmPipeline: Sendable {
             + "or remove the formats from the manifest.")
     }
 
-    private var fetcherConfiguration: FetcherConfiguration {
-        let settings = plan.fetch
-        var configuration = FetcherConfiguration(
-            concurrency: options.fetchConcurrency ?? settings.concurrency, perHost: settings.perHost,
-            connectTimeout: settings.connectTimeout, requestTimeout: settings.requestTimeout,
-            retries: settings.retries, backoffBase: settings.retryDelay, maxBytes: settings.maxBytes,
-            maxRedirects: settings.maxRedirects,
-            headers: settings.headers.map { ($0.name, $0.value.unredactedValue) },
-            userAgent: settings.userAgent)
-        configuration.hostHeaders = settings.hostHeaders.mapValues { headers in
-            headers.map { ($0.name, $0.value.unredactedValue) }
-        }
-        return configuration
-    }
-
     /// What became of one source.
     struct SourceOutcome: Sendable {
         var report: SourceReport
         var rendered: SourceRenderer.Rendered?
-        var warning: String?
     }
 
     private func process(_ source: PlannedSource, acquirer: OriginalAcquirer, renderer: SourceRenderer,
                          slots: AsyncSemaphore) async -> SourceOutcome {
         let started = ProcessInfo.processInfo.systemUptime
         var report = SourceReport(identifier: source.identifier.rawValue, location: source.location.locationText,
-                                  status: .failed, bytesDownloaded: 0, seconds: 0, variants: [], error: nil,
+                                  status: .failed, bytesDownloaded: 0, seconds: 0, variants: [], failure: nil,
                                   listedAt: source.manifestLocation.description)
-        func failed(_ message: String) -> SourceOutcome {
+        // Logged at debug level only: the caller prints each failure once, from the report.
+        func failed(_ failure: SourceFailure) -> SourceOutcome {
             report.status = .failed
-            report.error = message
+            report.failure = failure
             report.seconds = ProcessInfo.processInfo.systemUptime - started
-            logger.error("\(source.identifier.rawValue): \(message)")
+            logger.debug("\(source.identifier.rawValue): failed (\(failure.kind.rawValue)): \(failure.message)")
             return SourceOutcome(report: report, rendered: nil)
         }
 
@@ -180,10 +182,10 @@ public struct WarmPipeline: Sendable {
             acquired = try await acquirer.acquire(source)
         } catch {
             report.bytesDownloaded = error.bytesDownloaded
-            return failed(error.message)
+            return failed(error.failure)
         }
         report.bytesDownloaded = acquired.bytesDownloaded
-        report.error = acquired.warning
+        report.warnings = acquired.warning.map { [$0] } ?? []
 
         let result: Result<SourceRenderer.Rendered, SourceRenderer.Failure>
         do {
@@ -195,11 +197,11 @@ public struct WarmPipeline: Sendable {
                 }
             }
         } catch {
-            return failed("\(error)")
+            return failed(SourceFailure(.imaging, "\(error)"))
         }
         switch result {
         case .failure(let failure):
-            return failed(failure.message)
+            return failed(failure.failure)
         case .success(let rendered):
             report.status = acquired.status
             report.variants = rendered.reports
@@ -207,7 +209,7 @@ public struct WarmPipeline: Sendable {
             report.originalSHA256 = rendered.originalSHA256
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.reports.count) variants")
-            return SourceOutcome(report: report, rendered: rendered, warning: acquired.warning)
+            return SourceOutcome(report: report, rendered: rendered)
         }
     }
 
@@ -235,7 +237,8 @@ public struct WarmPipeline: Sendable {
         return WarmReport(manifest: plan.manifestURL.path, output: plan.output.path,
                           status: totals.sourcesFailed == 0 ? .ok : .partial, seconds: seconds, totals: totals,
                           sources: outcomes.map(\.report).sorted { $0.identifier < $1.identifier },
-                          warnings: outcomes.compactMap(\.warning))
+                          warnings: plan.warnings.map(\.description)
+                            + outcomes.flatMap { outcome in outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" } })
     }
 }
 
