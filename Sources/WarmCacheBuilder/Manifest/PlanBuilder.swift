@@ -26,6 +26,7 @@ struct PlanBuilder {
         let resolver = PlanSourceResolver(manifestDirectory: manifestURL.deletingLastPathComponent(),
                                           diagnostics: diagnostics)
         var sources: [SourceIdentifier: (source: PlannedSource, candidate: PlanSourceCandidate)] = [:]
+        var files: [String: PlanSourceCandidate] = [:]  // local path -> the first entry naming it
         for entry in manifest.images {
             let variants = variants(for: entry, presetIssues: presetIssues, used: &usedPresets)
             let placeholders = entry.placeholder?.value ?? manifest.defaultPlaceholder?.value ?? .averageColor
@@ -44,6 +45,17 @@ struct PlanBuilder {
                     first.source.placeholders.formUnion(placeholders)
                     sources[candidate.identifier] = first
                     continue
+                }
+                if case .file(let url) = candidate.location {
+                    let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+                    if let first = files[path] {
+                        diagnostics.warning("'\(candidate.written)' is the same file as '\(first.written)': it will be "
+                                            + "baked twice, as '\(first.identifier)' and '\(candidate.identifier)'; "
+                                            + "write the path one way (or give both the same 'key')",
+                                            at: candidate.listedAt, notes: [("first listed here", first.listedAt)])
+                    } else {
+                        files[path] = candidate
+                    }
                 }
                 let source = PlannedSource(identifier: candidate.identifier, location: candidate.location,
                                            variants: variants, placeholders: placeholders,
