@@ -6,7 +6,8 @@ import WarmCacheBuilder
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries.")
+        abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries.",
+        discussion: "With --list: every source with its variants (key, pixel size, format, bytes); add --json for JSON.")
 
     @Argument(help: "The bundle directory (…/Name.warmcache).", completion: .directory)
     var bundle: String
@@ -14,15 +15,23 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "How many of the largest entries to list.")
     var largest = 10
 
-    @Flag(help: "Print the report as JSON.")
+    @Flag(help: "List every source with its variants instead of the totals.")
+    var list = false
+
+    @Flag(help: "Print the report (or the --list) as JSON.")
     var json = false
 
     func run() throws {
+        let inspector = BundleInspector(bundleURL: URL(fileURLWithPath: bundle))
+        if list {
+            try printListing(inspector)
+            return
+        }
         let report: BundleReport
         do {
-            report = try BundleInspector(bundleURL: URL(fileURLWithPath: bundle)).report(largest: largest)
+            report = try inspector.report(largest: largest)
         } catch {
-            Console.error("\(error)")
+            try Console.failure("\(error)", json: json)
             throw ExitCode.failure
         }
         if json {
@@ -47,6 +56,32 @@ struct InspectCommand: ParsableCommand {
             for entry in report.largest {
                 Console.line("    \(Console.bytes(entry.bytes).leftPadded(9))  \(entry.pixelWidth)x\(entry.pixelHeight) "
                     + "\(entry.format)  \(entry.cacheKey)")
+            }
+        }
+    }
+}
+
+extension InspectCommand {
+    private func printListing(_ inspector: BundleInspector) throws {
+        let listing: BundleListing
+        do {
+            listing = try inspector.listing()
+        } catch {
+            try Console.failure("\(error)", json: json)
+            throw ExitCode.failure
+        }
+        if json {
+            try Console.json(listing)
+            return
+        }
+        for source in listing.sources {
+            Console.line("\(source.identifier)  \(source.pixelWidth)x\(source.pixelHeight) \(source.format), "
+                + "\(Console.bytes(source.bytes))")
+            for variant in source.variants {
+                let presets = variant.presets.isEmpty ? "" : "  [\(variant.presets.joined(separator: ", "))]"
+                Console.line("  \("\(variant.pixelWidth)x\(variant.pixelHeight)".padding(toLength: 10, withPad: " ", startingAt: 0)) "
+                    + "\(variant.format.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+                    + "\(Console.bytes(variant.bytes).leftPadded(9))  \(variant.cacheKey)\(presets)")
             }
         }
     }

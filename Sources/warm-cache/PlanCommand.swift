@@ -19,7 +19,7 @@ struct PlanCommand: ParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() throws {
-        let plan = try manifest.load(quiet: logging.quiet)
+        let plan = try manifest.load(command: "plan", quiet: logging.quiet)
         if json {
             try Console.json(plan)
             return

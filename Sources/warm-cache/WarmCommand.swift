@@ -46,29 +46,38 @@ struct WarmCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        if let maxAge, DurationText.seconds(maxAge) == nil {
-            throw ValidationError("--max-age '\(maxAge)' is not a duration; write e.g. 90s, 10m, 12h or 7d")
+        if let maxAge, ManifestDuration.seconds(from: maxAge).map({ $0 >= 0 }) != true {
+            throw ValidationError("--max-age '\(maxAge)' is not a duration; write e.g. \(ManifestDuration.examples)")
+        }
+        if let output, let problem = OutputName.problem(with: output) {
+            throw ValidationError("-o/--output \(problem)")
+        }
+        if let report, (try? URL(fileURLWithPath: report).resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true {
+            throw ValidationError("--report '\(report)' is a folder; give the report's file name, e.g. \(OutputName.normalized(report))/report.json")
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
 
     func run() async throws {
-        var plan = try manifest.load(quiet: logging.quiet)
+        var plan = try manifest.load(command: "warm", quiet: logging.quiet)
+        try checkReportWritable()
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         if let output {
             plan.output = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
         }
         let options = WarmOptions(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
-            strict: strict, offline: offline, maxAge: maxAge.flatMap(DurationText.seconds),
+            strict: strict, offline: offline, maxAge: maxAge.flatMap { ManifestDuration.seconds(from: $0) },
             imagingConcurrency: jobs, fetchConcurrency: concurrency)
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
 
         let result: WarmReport
+        printer.start(total: plan.sources.count)
         do {
+            defer { printer.stop() }
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
@@ -92,6 +101,35 @@ struct WarmCommand: AsyncParsableCommand {
         }
     }
 
+    /// Fails before any work (exit 1) if the report cannot be written, so a run never publishes a
+    /// bundle and then fails on its report.
+    private func checkReportWritable() throws {
+        guard let report else { return }
+        let url = URL(fileURLWithPath: report)
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            Console.error("cannot write the report to \(report): cannot create its folder \(folder.path) "
+                + "(\(Self.reason(error))); choose another --report path")
+            throw ExitCode.failure
+        }
+        guard FileManager.default.isWritableFile(atPath: folder.path) else {
+            Console.error("cannot write the report to \(report): the folder \(folder.path) is not writable; "
+                + "choose another --report path")
+            throw ExitCode.failure
+        }
+    }
+
+    /// An error's plain reason (Foundation's file errors carry it in the underlying POSIX error).
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+
     private func writeReport(_ value: WarmReport) throws {
         guard let report else { return }
         let encoder = JSONEncoder()
@@ -101,7 +139,7 @@ struct WarmCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try encoder.encode(value).write(to: url, options: .atomic)
         } catch {
-            Console.error("cannot write the report to \(report): \(error.localizedDescription)")
+            Console.error("cannot write the report to \(report): \(Self.reason(error))")
             throw ExitCode.failure
         }
     }
@@ -116,35 +154,26 @@ struct WarmCommand: AsyncParsableCommand {
         Console.line("  variants: \(totals.variants) (\(totals.variantsEncoded) encoded, \(totals.variantsReused) reused)")
         Console.line("  bytes:    \(Console.bytes(totals.bytesDownloaded)) downloaded, \(Console.bytes(totals.bytesIn)) "
             + "of originals in, \(Console.bytes(totals.bytesOut)) of variants out")
-        for warning in report.warnings {
-            Console.warning(warning)
+        // The manifest's warnings were printed when it was loaded; these are the sources' own.
+        for source in report.sources {
+            for warning in source.warnings {
+                Console.warning("\(source.location): \(warning)")
+            }
         }
     }
 
     private func printFailures(_ report: WarmReport) {
         let failures = report.failures
         guard !failures.isEmpty else { return }
-        Console.error("\(failures.count) of \(report.totals.sources) sources failed:")
-        for failure in failures {
-            FileHandle.standardError.write(Data(
-                "  \(failure.identifier): \(failure.error ?? "failed") (listed at \(failure.listedAt))\n".utf8))
+        // One line per failure: where (the URL or file, then the manifest line), why and what to do.
+        for source in failures {
+            Console.error("\(source.location): \(source.failure?.message ?? "failed") (listed at \(source.listedAt))")
         }
+        Console.error("\(failures.count) of \(report.totals.sources) sources failed")
     }
 
     private func relative(_ url: URL) -> String {
         let cwd = FileManager.default.currentDirectoryPath + "/"
         return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
-    }
-}
-
-/// Durations on the command line: `90`, `90s`, `10m`, `12h`, `7d`.
-enum DurationText {
-    static func seconds(_ text: String) -> TimeInterval? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let last = trimmed.last else { return nil }
-        let (number, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        return value * unit
     }
 }
