@@ -28,10 +28,10 @@ struct FetchTimeoutTests {
         let route = FixtureRoute.trickled(chunkSize: 100, interval: 0.2, .image(png))
         let configuration = fastConfiguration(requestTimeout: 0.6, retries: 0)
         try await withFetchHarness(routes: ["/trickle": route], configuration: configuration) { harness in
-            let started = Date()
             let error = await harness.fetchError("/trickle")
+            // The kind proves the deadline cut the transfer; a wall-clock bound would only
+            // measure how busy the machine is.
             #expect(error?.kind == .timeout(seconds: 0.6))
-            #expect(Date().timeIntervalSince(started) < 6)
             #expect(harness.directoryListing().isEmpty, "the partial staging file must be removed")
         }
     }

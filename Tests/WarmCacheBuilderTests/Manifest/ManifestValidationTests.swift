@@ -27,8 +27,8 @@ import Testing
     @Test func duplicateYAMLKey() {
         let yaml = "version: 1\noutput: A.warmcache\nimages: []\noutput: B.warmcache\n"
         #expect(fixture.diagnostics(yaml) == [
-            "manifest.yml:2:1: error: key 'output' appears more than once in the same mapping (first written here);"
-                + " keep one",
+            "manifest.yml:4:1: error: key 'output' is written twice in the same mapping; keep one",
+            "manifest.yml:2:1: note: first written here",
         ])
     }
 
