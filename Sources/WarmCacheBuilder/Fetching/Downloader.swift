@@ -17,6 +17,9 @@ struct Downloader: Sendable {
     /// Hosts that could not be reached in this run, with the failure: later attempts to them
     /// fail at once, so a dead host costs one connect timeout, not one per source.
     let unreachable = Locked<[String: FetchError.Kind]>([:])
+    /// Hosts that have answered in this run: never marked unreachable (a server restarting
+    /// mid-run, or a slow moment, must not fail everything after it).
+    let reached = Locked<Set<String>>([])
     /// Told the size of every body chunk as it arrives (for progress by bytes).
     let onBytes: (@Sendable (Int) -> Void)?
 
@@ -79,7 +82,7 @@ struct Downloader: Sendable {
                 } catch {
                     let classified = classify(error, url: hopURL)
                     if let failure = classified as? AttemptFailure, case .cannotConnect = failure.kind {
-                        unreachable.withLock { $0[URLRules.hostKey(of: hopURL)] = failure.kind }
+                        markUnreachable(hopURL, failure.kind)
                     }
                     throw classified
                 }
@@ -108,6 +111,7 @@ struct Downloader: Sendable {
         stagingDirectory: URL, stagingName: String, logger: Logger
     ) async throws -> Hop {
         let response = try await clients.client(for: url).execute(request, deadline: deadline, logger: logger)
+        _ = reached.withLock { $0.insert(URLRules.hostKey(of: url)) }
         let status = Int(response.status.code)
         logger.debug("HTTP \(status)", metadata: ["url": "\(url)"])
 
@@ -184,6 +188,13 @@ struct Downloader: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Makes later attempts to `url`'s host fail at once with `kind`, unless it has answered before.
+    func markUnreachable(_ url: URL, _ kind: FetchError.Kind) {
+        let host = URLRules.hostKey(of: url)
+        guard !reached.withLock({ $0.contains(host) }) else { return }
+        unreachable.withLock { $0[host] = kind }
+    }
 
     /// Holds a permit for the URL's host, then a global one, while `body` runs. The host
     /// permit comes first so that a task waiting on a busy host does not sit on a global

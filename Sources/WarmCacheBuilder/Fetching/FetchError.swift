@@ -24,10 +24,13 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// The connection broke (reset, TLS failure, malformed HTTP) after it was made; the
         /// text comes from the HTTP stack.
         case connection(String)
-        /// No connection could be made: refused, host unknown or unreachable, or no answer
-        /// within the connect timeout. `host` is `host:port`. Not retried, and later downloads
-        /// from the same host in the same run fail at once with the same reason.
+        /// No connection could be made: refused, host unknown, or no route to it. `host` is
+        /// `host:port` (or the proxy). Not retried, and later downloads from the same host in
+        /// the same run fail at once with the same reason.
         case cannotConnect(host: String, reason: String)
+        /// No answer within the connect timeout. Retried; once a download has failed this way on
+        /// every attempt, the host's later downloads in the run fail at once with the same reason.
+        case connectTimeout(host: String, seconds: TimeInterval)
         /// The proxy refused the request (`407`: missing or wrong credentials) or could not be used.
         case proxy(String)
         /// More than `limit` redirects, or a redirect back to a URL already visited.
@@ -50,7 +53,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         var isTransient: Bool {
             switch self {
             case .httpStatus(let code): return code == 408 || code == 429 || (500...599).contains(code)
-            case .truncated, .timeout, .connection, .cannotConnect: return true
+            case .truncated, .timeout, .connection, .cannotConnect, .connectTimeout: return true
             case .proxy, .tooLarge, .notAnImage, .tooManyRedirects, .forbiddenRedirect, .invalidRedirect,
                  .unsupportedScheme, .fileSystem, .invalidHeader, .shutDown:
                 return false
@@ -113,6 +116,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "the connection broke: \(detail)"
         case .cannotConnect(let host, let reason):
             return "cannot connect to \(host): \(reason)"
+        case .connectTimeout(let host, let seconds):
+            return "cannot connect to \(host): no answer within \(Self.seconds(seconds)) (fetch.connect_timeout)"
         case .proxy(let detail):
             return "the proxy failed: \(detail)"
         case .tooManyRedirects(let limit, let loop):
@@ -147,7 +152,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "The URL probably points to a web page or an error page; use the image's direct URL"
         case .timeout:
             return "The server is slow; raise fetch.timeout if it is just slow"
-        case .cannotConnect:
+        case .cannotConnect, .connectTimeout:
             return "Check the host name and that the server is up (and any proxy settings)"
         case .tooManyRedirects:
             return "Use the final URL in the manifest"

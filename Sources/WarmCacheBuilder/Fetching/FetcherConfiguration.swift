@@ -15,17 +15,19 @@ public struct FetcherConfiguration: Sendable {
     /// Maximum number of HTTP requests in flight to one host (`host:port`). Also the size
     /// of the HTTP/1.1 connection pool per host, so connections are reused, not multiplied.
     public var perHost: Int
-    /// Time allowed to establish a TCP (and TLS) connection. A host that cannot be reached
-    /// (refused, unroutable, unknown, or silent for this long) is not retried: see ``retries``.
+    /// Time allowed to establish a TCP (and TLS) connection. A host that refuses connections,
+    /// has no route or no DNS name is not retried: see ``retries``.
     public var connectTimeout: TimeInterval
     /// Deadline for one whole attempt: connecting, every redirect hop, the response head
     /// and the complete body. A server that trickles bytes forever still times out.
     public var requestTimeout: TimeInterval
     /// How many times a failed attempt is retried (so `retries + 1` attempts at most).
     /// Only transient failures are retried: dropped connections, timeouts, truncated
-    /// bodies, HTTP 5xx, 408 and 429. Other 4xx answers, wrong content and limits are final,
-    /// and so is a host that cannot be reached at all: its other downloads in the same run
-    /// fail at once instead of each waiting out its own timeouts.
+    /// bodies, connect timeouts, HTTP 5xx, 408 and 429. Other 4xx answers, wrong content and
+    /// limits are final, and so is a host that refuses connections, has no route or no DNS
+    /// name. A host found unreachable (that way, or by connect timeouts on every attempt of
+    /// one download) fails its other downloads in the run at once, instead of each waiting
+    /// out its own timeouts.
     public var retries: Int
     /// Base delay of the exponential backoff: retry `n` waits a random time between 0 and
     /// `min(maxBackoff, backoffBase * 2^(n-1))` ("full jitter"), so many clients failing

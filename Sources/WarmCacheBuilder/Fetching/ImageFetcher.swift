@@ -174,6 +174,9 @@ public final class ImageFetcher: Sendable {
             } catch let failure as AttemptFailure {
                 let error = FetchError(url: url, kind: failure.kind, attempts: attempt)
                 guard retryPolicy.shouldRetry(failure.kind, attempt: attempt) else {
+                    if case .connectTimeout = failure.kind {
+                        downloader.markUnreachable(url, failure.kind)  // silent on every attempt: down
+                    }
                     logger.debug("Giving up: \(error)")
                     throw error
                 }

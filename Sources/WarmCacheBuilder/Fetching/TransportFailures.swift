@@ -8,9 +8,9 @@ extension Downloader {
     /// ``AttemptFailure`` the retry loop understands; ``AttemptFailure`` and
     /// `CancellationError` pass through unchanged.
     ///
-    /// - A connection that could not be made (refused, unknown host, unreachable, connect
-    ///   timeout) is ``FetchError/Kind/cannotConnect(host:reason:)``: final, and remembered for
-    ///   the host.
+    /// - A connection that could not be made (refused, unknown host, no route) is
+    ///   ``FetchError/Kind/cannotConnect(host:reason:)``: final, and remembered for the host; no
+    ///   answer within the connect timeout is ``FetchError/Kind/connectTimeout(host:seconds:)``.
     /// - AsyncHTTPClient's other timeouts become ``FetchError/Kind/timeout(seconds:)``.
     /// - A proxy's refusal is ``FetchError/Kind/proxy(_:)``.
     /// - Anything else that went wrong on the wire (reset, TLS, malformed HTTP) is a retryable
@@ -24,8 +24,7 @@ extension Downloader {
         case is TimeLimitExceeded:
             return AttemptFailure(kind: .timeout(seconds: configuration.requestTimeout))
         case let error as HTTPClientError where error == .connectTimeout:
-            return AttemptFailure(kind: .cannotConnect(
-                host: target, reason: "no answer within \(Self.seconds(configuration.connectTimeout)) (connect timeout)"))
+            return AttemptFailure(kind: .connectTimeout(host: target, seconds: configuration.connectTimeout))
         case let error as HTTPClientError where error == .proxyAuthenticationRequired:
             return AttemptFailure(kind: .proxy(
                 "\(proxy.map { "\($0)" } ?? "the proxy") answered 407 Proxy Authentication Required; "
@@ -63,18 +62,10 @@ extension Downloader {
             switch error.errnoCode {
             case ECONNREFUSED: return "connection refused (nothing listens on that port)"
             case EHOSTUNREACH, ENETUNREACH: return "the host is unreachable from this machine"
-            case ETIMEDOUT: return "the connection timed out"
             default: return nil
             }
-        case let error as ChannelError:
-            if case .connectTimeout = error { return "no answer (connect timeout)" }
-            return nil
         default:
             return nil
         }
-    }
-
-    private static func seconds(_ value: TimeInterval) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : String(format: "%.2g s", value)
     }
 }
