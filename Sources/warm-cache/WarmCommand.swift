@@ -69,7 +69,8 @@ struct WarmCommand: AsyncParsableCommand {
         let options = WarmOptions(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             strict: strict, offline: offline, maxAge: maxAge.flatMap { ManifestDuration.seconds(from: $0) },
-            imagingConcurrency: jobs, fetchConcurrency: concurrency)
+            imagingConcurrency: jobs, fetchConcurrency: concurrency,
+            reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL })
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -81,7 +82,6 @@ struct WarmCommand: AsyncParsableCommand {
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
-                try writeReport(partial)
                 printFailures(partial)
             }
             Console.error(error.message)
@@ -91,9 +91,8 @@ struct WarmCommand: AsyncParsableCommand {
             case .engine, .fileSystem: throw ExitCode.failure
             }
         }
-        try writeReport(result)
         if !logging.quiet {
-            printSummary(result, output: plan.output)
+            printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
         printFailures(result)
         if result.status != .ok {
@@ -130,21 +129,7 @@ struct WarmCommand: AsyncParsableCommand {
         return nsError.localizedDescription
     }
 
-    private func writeReport(_ value: WarmReport) throws {
-        guard let report else { return }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let url = URL(fileURLWithPath: report)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(value).write(to: url, options: .atomic)
-        } catch {
-            Console.error("cannot write the report to \(report): \(Self.reason(error))")
-            throw ExitCode.failure
-        }
-    }
-
-    private func printSummary(_ report: WarmReport, output: URL) {
+    private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {
         let totals = report.totals
         let rate = report.seconds > 0 ? Double(totals.sources) / report.seconds : 0
         Console.line("Wrote \(relative(output)) in \(String(format: "%.1f", report.seconds)) s "
@@ -154,11 +139,9 @@ struct WarmCommand: AsyncParsableCommand {
         Console.line("  variants: \(totals.variants) (\(totals.variantsEncoded) encoded, \(totals.variantsReused) reused)")
         Console.line("  bytes:    \(Console.bytes(totals.bytesDownloaded)) downloaded, \(Console.bytes(totals.bytesIn)) "
             + "of originals in, \(Console.bytes(totals.bytesOut)) of variants out")
-        // The manifest's warnings were printed when it was loaded; these are the sources' own.
-        for source in report.sources {
-            for warning in source.warnings {
-                Console.warning("\(source.location): \(warning)")
-            }
+        // The manifest's warnings (listed first) were printed when it was loaded; these are the sources' own.
+        for warning in report.warnings.dropFirst(manifestWarnings) {
+            Console.warning(warning)
         }
     }
 

@@ -6,15 +6,21 @@ import WarmCache
 /// The protocol (documented in `docs/bundle-format.md`, "Publishing"):
 /// 1. ``prepare()`` checks the output is a bundle (or absent), creates it, and removes leftovers
 ///    of interrupted runs (`.tmp/`, stray `index-*.sqlite.tmp` files).
-/// 2. ``storeBlob(_:format:)`` adds encoded images to `objects/`: each is written to `.tmp/`,
-///    flushed, and renamed into place. Content addressing makes this safe while the old index is
-///    live: a new blob is invisible to old readers, and an existing blob is never rewritten.
-/// 3. ``commit(_:)`` builds the new index in a temporary file in one transaction, checks that
-///    every blob it references exists, flushes it and renames it over `index.sqlite`: the one
-///    atomic step that switches readers from the old bundle to the new one.
-/// 4. After the switch, blobs no index references are deleted.
+/// 2. ``storeBlob(_:format:)`` adds encoded images to `objects/`: each is written to `.tmp/` and
+///    renamed into place. Content addressing makes this safe while the old index is live: a new
+///    blob is invisible to old readers, and an existing blob is never rewritten.
+/// 3. ``add(_:variants:)`` stages each finished source's index rows on disk (`.tmp/`), so a
+///    run of any size holds no rows in memory.
+/// 4. ``commit(createdAt:)`` checks that every blob the staged rows reference exists, builds the
+///    new index from them in a temporary file in one transaction, flushes the new blobs, their
+///    directories and the index to disk (one `syncfs` on Linux; file by file elsewhere) and renames
+///    the index over `index.sqlite`: the one atomic step that switches readers from the old bundle
+///    to the new one. One flush of everything before that rename gives the same guarantee as a
+///    flush per blob, at a fraction of the cost.
+///    (``commit(_:)`` stages a whole ``BundleContents`` and commits it.)
+/// 5. After the switch, blobs no index references are deleted.
 ///
-/// A run that fails before step 3 leaves the old index and old blobs untouched; only unreferenced
+/// A run that fails before step 4 leaves the old index and old blobs untouched; only unreferenced
 /// new blobs remain, and the next commit deletes them.
 public final class BundleWriter: Sendable {
     public let bundleURL: URL
@@ -31,8 +37,13 @@ public final class BundleWriter: Sendable {
         case indexBuilt
     }
     private let injectFault: @Sendable (Stage) throws -> Void
-    /// Blobs this writer added to `objects/` (absent before), so ``abandon()`` can take them back.
-    private let added = Locked<[URL]>([])
+    /// The index rows staged so far and the blobs this writer added to `objects/` (absent
+    /// before), so they can be flushed before publishing or taken back by ``abandon()``.
+    /// Created on first use.
+    private let staged = Locked<IndexBuilder?>(nil)
+    /// Fan-out directories (`objects/<aa>`) known to exist, so each is created once per run.
+    private let fanouts = Locked<Set<String>>([])
+    private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
         self.init(bundleURL: bundleURL, generator: generator, injectFault: { _ in })
@@ -65,6 +76,8 @@ public final class BundleWriter: Sendable {
                                         detail: "it holds \(foreign.sorted().prefix(3).joined(separator: ", "))")
             }
         }
+        discardStaged()
+        fanouts.withLock { $0.removeAll() }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
             try? fileManager.removeItem(at: stagingURL)
@@ -91,14 +104,17 @@ public final class BundleWriter: Sendable {
             return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: false)
         }
         try fileSystem("storing blob \(destination.lastPathComponent)") {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
+            let fanout = destination.deletingLastPathComponent()
+            if fanouts.withLock({ !$0.contains(fanout.lastPathComponent) }) {
+                try FileManager.default.createDirectory(at: fanout, withIntermediateDirectories: true)
+                fanouts.withLock { _ = $0.insert(fanout.lastPathComponent) }
+            }
             let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
-            try DurableFile.write(data, to: temporary)
-            try DurableFile.replace(destination, with: temporary)
+            try DurableFile.write(data, to: temporary, flush: false)
+            try DurableFile.move(temporary, to: destination)
         }
         if existing == nil {
-            added.withLock { $0.append(destination) }
+            try withStaging { try $0.recordAdded(destination.path) }
         }
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
@@ -108,82 +124,152 @@ public final class BundleWriter: Sendable {
         BundleWriter.fileSize(blobURL(sha256: sha256, format: format)) == byteCount
     }
 
+    /// Stages one source's index rows: they are published by the next ``commit(createdAt:)``.
+    /// Thread-safe. Throws ``BundleWriterError/Kind/inconsistentContents`` for a source or a
+    /// variant key staged before.
+    public func add(_ source: BundleContents.Source, variants: [BundleContents.Variant]) throws {
+        try withStaging { builder in
+            try builder.add(source)
+            for variant in variants {
+                try builder.add(variant)
+            }
+        }
+    }
+
+    /// Runs `body` with the staging database, creating it on first use, under its lock.
+    private func withStaging<T>(_ body: (IndexBuilder) throws -> T) throws -> T {
+        try staged.withLock { existing in
+            do {
+                let builder = try existing ?? IndexBuilder(generator: generator, stagingPath: stagingPath)
+                existing = builder
+                return try body(builder)
+            } catch let error as IndexBuilderError {
+                throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
+            } catch let error as BundleWriterError {
+                throw error
+            } catch {
+                throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
+            }
+        }
+    }
+
     /// Publishes `contents` as the bundle's new index, atomically, then deletes unreferenced blobs.
+    /// Rows staged before are discarded.
     @discardableResult
     public func commit(_ contents: BundleContents) throws -> CommitSummary {
-        try validate(contents)
-        var referenced: [String: (ImageFormat, Int)] = [:]
-        for variant in contents.variants {
-            referenced[variant.blobSHA256] = (variant.key.spec.format, variant.byteCount)
+        try withStaging { try $0.clearRows() }
+        let variants = Dictionary(grouping: contents.variants, by: \.key.source)
+        var sources = Set<SourceIdentifier>()
+        for source in contents.sources {
+            sources.insert(source.identifier)
+            try add(source, variants: variants[source.identifier] ?? [])
         }
-        for (sha256, (format, byteCount)) in referenced where !hasBlob(sha256: sha256, format: format, byteCount: byteCount) {
-            throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
-                                    detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "
-                                        + "is missing or has the wrong size")
+        if let orphan = contents.variants.first(where: { !sources.contains($0.key.source) }) {
+            throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
+                                    detail: "variant \(orphan.key) belongs to no listed source")
+        }
+        return try commit(createdAt: contents.createdAt)
+    }
+
+    /// Publishes the staged rows as the bundle's new index, atomically, then deletes
+    /// unreferenced blobs. `createdAt` goes to `meta.created_at` only when set; leave it `nil`
+    /// for byte-identical re-runs.
+    @discardableResult
+    public func commit(createdAt: Date? = nil) throws -> CommitSummary {
+        try staged.withLock { existing in
+            let builder = try existing ?? IndexBuilder(generator: generator, stagingPath: stagingPath)
+            existing = builder  // kept on failure, for abandon() to discard
+            let summary = try commit(builder, createdAt: createdAt)
+            existing = nil
+            return summary
+        }
+    }
+
+    private func commit(_ builder: IndexBuilder, createdAt: Date?) throws -> CommitSummary {
+        var blobCount = 0
+        var blobBytes = 0
+        do {
+            try builder.forEachBlob { sha256, format, byteCount in
+                guard hasBlob(sha256: sha256, format: format, byteCount: byteCount) else {
+                    throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
+                                            detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "
+                                                + "is missing or has the wrong size")
+                }
+                blobCount += 1
+                blobBytes += byteCount
+            }
+        } catch let error as BundleWriterError {
+            throw error
+        } catch {
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(error)")
         }
 
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
-            try IndexBuilder(generator: generator).write(contents, to: temporary.path)
+            try builder.publish(to: temporary.path, createdAt: createdAt)
             try injectFault(.indexBuilt)
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
         }
         try fileSystem("publishing the index") {
-            try DurableFile.sync(temporary)
+            if try !DurableFile.flushFileSystem(containing: bundleURL) {
+                var directories = Set<String>()
+                try builder.forEachAdded { path in
+                    try DurableFile.sync(URL(fileURLWithPath: path))
+                    directories.insert((path as NSString).deletingLastPathComponent)
+                }
+                directories.forEach { DurableFile.syncDirectory(URL(fileURLWithPath: $0)) }
+                DurableFile.syncDirectory(objectsURL)
+                try DurableFile.sync(temporary)
+            }
             try DurableFile.replace(indexURL, with: temporary)
         }
 
-        let keep = Set(referenced.map { BundleFormat.objectPath(sha256: $0.key, format: $0.value.0) })
-        let removed = collectGarbage(keeping: keep)
+        let removed = collectGarbage(keeping: builder)
+        fanouts.withLock { $0.removeAll() }
+        let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
+                                    variantCount: (try? builder.count("variants")) ?? 0,
+                                    blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: removed)
+        builder.discard()
         try? FileManager.default.removeItem(at: stagingURL)
-        return CommitSummary(sourceCount: contents.sources.count, variantCount: contents.variants.count,
-                             blobCount: referenced.count, blobBytes: referenced.values.reduce(0) { $0 + $1.1 },
-                             blobsRemoved: removed)
+        return summary
+    }
+
+    private func discardStaged() {
+        staged.withLock { builder in
+            builder?.discard()
+            builder = nil
+        }
     }
 
     /// Gives up a run: removes staging files and the blobs this run added, so a published bundle is
     /// left exactly as it was, and removes the whole output if no bundle was ever published there.
     public func abandon() {
         let fileManager = FileManager.default
-        try? fileManager.removeItem(at: stagingURL)
+        fanouts.withLock { $0.removeAll() }
         if !hasPublishedBundle {
+            discardStaged()
             try? fileManager.removeItem(at: bundleURL)
             return
         }
-        for blob in added.withLock({ $0 }) {
-            try? fileManager.removeItem(at: blob)
-            let fanout = blob.deletingLastPathComponent()
-            if (try? fileManager.contentsOfDirectory(atPath: fanout.path))?.isEmpty == true {
-                try? fileManager.removeItem(at: fanout)
+        staged.withLock { builder in
+            try? builder?.forEachAdded { path in
+                try? fileManager.removeItem(atPath: path)
+                let fanout = (path as NSString).deletingLastPathComponent
+                if (try? fileManager.contentsOfDirectory(atPath: fanout))?.isEmpty == true {
+                    try? fileManager.removeItem(atPath: fanout)
+                }
             }
         }
+        discardStaged()
+        try? fileManager.removeItem(at: stagingURL)
     }
 
     // MARK: Internals
 
-    private func validate(_ contents: BundleContents) throws {
-        var sources = Set<SourceIdentifier>()
-        for source in contents.sources where !sources.insert(source.identifier).inserted {
-            throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
-                                    detail: "source \(source.identifier) is listed twice")
-        }
-        var keys = Set<String>()
-        for variant in contents.variants {
-            guard keys.insert(variant.key.rawValue).inserted else {
-                throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
-                                        detail: "variant \(variant.key) is listed twice")
-            }
-            guard sources.contains(variant.key.source) else {
-                throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
-                                        detail: "variant \(variant.key) belongs to no listed source")
-            }
-        }
-    }
-
-    /// Deletes blob files under `objects/` that `keep` does not list; returns how many.
-    private func collectGarbage(keeping keep: Set<String>) -> Int {
+    /// Deletes blob files under `objects/` that no staged row references; returns how many.
+    private func collectGarbage(keeping builder: IndexBuilder) -> Int {
         let fileManager = FileManager.default
         var removed = 0
         guard let fanouts = try? fileManager.contentsOfDirectory(atPath: objectsURL.path) else { return 0 }
@@ -191,7 +277,7 @@ public final class BundleWriter: Sendable {
             let directory = objectsURL.appendingPathComponent(fanout)
             guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { continue }
             var remaining = names.count
-            for name in names where !keep.contains("\(BundleFormat.objectsDirectoryName)/\(fanout)/\(name)") {
+            for name in names where !BundleWriter.isReferenced(name, by: builder) {
                 if (try? fileManager.removeItem(at: directory.appendingPathComponent(name))) != nil {
                     removed += 1
                     remaining -= 1
@@ -210,6 +296,15 @@ public final class BundleWriter: Sendable {
         } catch {
             throw BundleWriterError(.fileSystem, bundleURL: bundleURL, detail: "\(action): \(error.localizedDescription)")
         }
+    }
+
+    /// Whether `name` (`<sha256>.<extension>`) is a blob the staged rows reference. Anything that
+    /// cannot be checked counts as referenced: garbage collection never guesses.
+    private static func isReferenced(_ name: String, by builder: IndexBuilder) -> Bool {
+        guard let dot = name.firstIndex(of: ".") else { return false }
+        let sha256 = String(name[..<dot])
+        let fileExtension = String(name[name.index(after: dot)...])
+        return (try? builder.references(sha256: sha256, fileExtension: fileExtension)) ?? true
     }
 
     private static func isIndexTemporary(_ name: String) -> Bool {

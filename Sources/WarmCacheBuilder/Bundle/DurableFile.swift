@@ -8,9 +8,13 @@ import Darwin
 #endif
 
 /// File operations that survive a crash: data is flushed to disk before a rename makes it visible.
+///
+/// Files that many are written in one run (blobs, cache records) can be written unflushed and
+/// flushed together once, with ``flushFileSystem(containing:)``, before anything that depends on
+/// them is published.
 enum DurableFile {
-    /// Writes `data` to a new file at `url` and flushes it.
-    static func write(_ data: Data, to url: URL) throws {
+    /// Writes `data` to a new file at `url`, and flushes it unless `flush` is `false`.
+    static func write(_ data: Data, to url: URL, flush: Bool = true) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw posixError("creating \(url.lastPathComponent)") }
         defer { close(descriptor) }
@@ -25,7 +29,38 @@ enum DurableFile {
                 offset += written
             }
         }
-        guard fsync(descriptor) == 0 else { throw posixError("flushing \(url.lastPathComponent)") }
+        guard !flush || fsync(descriptor) == 0 else { throw posixError("flushing \(url.lastPathComponent)") }
+    }
+
+    /// Renames `source` to `destination` (replacing what was there), atomically but without
+    /// flushing: after a power loss the rename may be lost, never half done.
+    static func move(_ source: URL, to destination: URL) throws {
+        guard rename(source.path, destination.path) == 0 else {
+            throw posixError("renaming \(source.lastPathComponent) to \(destination.lastPathComponent)")
+        }
+    }
+
+    /// Flushes every file and directory of the file system holding `url` with one `syncfs(2)`.
+    /// Returns `false` where that call does not exist (anything but Linux): flush file by file.
+    static func flushFileSystem(containing url: URL) throws -> Bool {
+        #if os(Linux)
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError("opening \(url.lastPathComponent)") }
+        defer { close(descriptor) }
+        guard linuxSyncfs(descriptor) == 0 else { throw posixError("flushing the file system of \(url.path)") }
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// Flushes a directory's entries (the names created or renamed in it).
+    static func syncDirectory(_ url: URL) {
+        let directory = open(url.path, O_RDONLY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
     }
 
     /// Flushes an existing file.
@@ -38,14 +73,8 @@ enum DurableFile {
 
     /// Atomically puts `source` at `destination` (replacing what was there) and flushes the directory.
     static func replace(_ destination: URL, with source: URL) throws {
-        guard rename(source.path, destination.path) == 0 else {
-            throw posixError("renaming \(source.lastPathComponent) to \(destination.lastPathComponent)")
-        }
-        let directory = open(destination.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
-        }
+        try move(source, to: destination)
+        syncDirectory(destination.deletingLastPathComponent())
     }
 
     private static func posixError(_ action: String) -> NSError {
@@ -54,3 +83,9 @@ enum DurableFile {
                        userInfo: [NSLocalizedDescriptionKey: "\(action): \(String(cString: strerror(code)))"])
     }
 }
+
+#if os(Linux)
+/// glibc's `syncfs(2)`, which Swift's Glibc module does not import (it needs `_GNU_SOURCE`).
+@_silgen_name("syncfs")
+private func linuxSyncfs(_ descriptor: Int32) -> Int32
+#endif

@@ -1,16 +1,196 @@
 import Foundation
 import WarmCache
 
-/// Writes `index.sqlite` for a ``BundleContents`` into a fresh file, in one transaction.
+/// Builds `index.sqlite` while a run is in progress, without holding its rows in memory.
 ///
-/// Determinism: rows are inserted in sorted order (sources by identifier, variants by key,
-/// presets by name), source ids are assigned in that order, and no clock value is written
-/// unless `createdAt` is set. The same contents therefore give a byte-identical file with the
-/// same SQLite library version.
-struct IndexBuilder {
+/// Rows arrive in any order (sources finish when they finish) and go straight into a staging
+/// database on disk. ``publish(to:createdAt:)`` then writes the index itself into a fresh file
+/// in one transaction, reading the staged rows back in sorted order (sources by identifier,
+/// variants by key, presets by name), with source ids assigned in that order and no clock value
+/// unless `createdAt` is set. The same rows therefore give a byte-identical index, whatever
+/// order they were staged in, with the same SQLite library version.
+///
+/// Not thread-safe: ``BundleWriter`` serialises access.
+final class IndexBuilder {
     let generator: String
+    let stagingPath: String
+    private let staging: SQLiteConnection
+    private var pendingRows = 0
+    private var published = false
 
-    func write(_ contents: BundleContents, to path: String) throws {
+    /// Staged rows are committed in batches of this many sources (the staging file is scratch:
+    /// no journal, no flush).
+    private static let batchSize = 512
+
+    /// The staging database has the index's own schema; its source ids are provisional (the
+    /// order rows arrived in) and are renumbered at publication. Two additions: an index to find
+    /// the variants of a blob (garbage collection), and the blobs this run added.
+    private static let stagingSetup = """
+        PRAGMA journal_mode = OFF;
+        PRAGMA synchronous = OFF;
+        """
+    private static let stagingAdditions = """
+        CREATE INDEX variants_by_blob ON variants (blob_sha256);
+        CREATE TABLE added_blobs (
+            path TEXT PRIMARY KEY NOT NULL
+        ) WITHOUT ROWID;
+        BEGIN;
+        """
+
+    /// Creates an empty staging database at `stagingPath` (replacing any file there).
+    init(generator: String, stagingPath: String) throws {
+        self.generator = generator
+        self.stagingPath = stagingPath
+        try? FileManager.default.removeItem(atPath: stagingPath)
+        staging = try SQLiteConnection(path: stagingPath, readOnly: false)
+        try staging.execute(Self.stagingSetup)
+        for statement in BundleFormat.schema {
+            try staging.execute(statement)
+        }
+        try staging.execute(Self.stagingAdditions)
+    }
+
+    /// Removes the staging file.
+    func discard() {
+        staging.finalizeStatements()
+        if !published { try? staging.execute("COMMIT") }
+        try? FileManager.default.removeItem(atPath: stagingPath)
+    }
+
+    // MARK: Staging
+
+    /// Stages one source row. Throws ``IndexBuilderError/inconsistent(_:)`` if it is already staged.
+    func add(_ source: BundleContents.Source) throws {
+        guard try stagedID(of: source.identifier) == nil else {
+            throw IndexBuilderError.inconsistent("source \(source.identifier) is listed twice")
+        }
+        try staging.statement("""
+            INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """).bind(
+                .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
+                .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount)).run()
+        if let placeholder = source.placeholder, !placeholder.isEmpty, let id = try stagedID(of: source.identifier) {
+            try staging.statement(
+                "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
+                .bind(.int(id), placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
+                      .string(placeholder.averageColor?.hex)).run()
+        }
+        try countRow()
+    }
+
+    /// Stages one variant row and its presets. Throws ``IndexBuilderError/inconsistent(_:)`` if
+    /// its key is already staged or its source is not.
+    func add(_ variant: BundleContents.Variant) throws {
+        guard let sourceID = try stagedID(of: variant.key.source) else {
+            throw IndexBuilderError.inconsistent("variant \(variant.key) belongs to no listed source")
+        }
+        let duplicate = try staging.statement("SELECT 1 FROM variants WHERE cache_key = ?")
+        defer { try? duplicate.reset() }
+        guard try !duplicate.bind(.text(variant.key.rawValue)).step() else {
+            throw IndexBuilderError.inconsistent("variant \(variant.key) is listed twice")
+        }
+        let spec = variant.key.spec
+        try staging.statement("""
+            INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
+                upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
+                blob_sha256, has_alpha)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).bind([
+                .text(variant.key.rawValue), .int(sourceID), .int(spec.width), .int(spec.height),
+                .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
+                .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
+                .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
+                .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
+                .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
+                .int(variant.hasAlpha ? 1 : 0),
+            ]).run()
+        for preset in Set(variant.presets) {
+            try staging.statement("INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
+                .bind(.text(preset), .text(variant.key.rawValue)).run()
+        }
+    }
+
+    /// The provisional id of a staged source.
+    private func stagedID(of identifier: SourceIdentifier) throws -> Int? {
+        let statement = try staging.statement("SELECT id FROM sources WHERE source = ?")
+        defer { try? statement.reset() }
+        return try statement.bind(.text(identifier.rawValue)).step() ? statement.int(0) : nil
+    }
+
+    /// Notes a blob file this run created (absent before), to flush it before publishing, or to
+    /// remove it if the run is abandoned.
+    func recordAdded(_ path: String) throws {
+        try staging.statement("INSERT OR IGNORE INTO added_blobs (path) VALUES (?)").bind(.text(path)).run()
+    }
+
+    /// Calls `body` with the path of every blob recorded by ``recordAdded(_:)``.
+    func forEachAdded(_ body: (String) throws -> Void) throws {
+        let statement = try staging.statement("SELECT path FROM added_blobs")
+        defer { try? statement.reset() }
+        while try statement.step() {
+            try body(statement.text(0))
+        }
+    }
+
+    /// Forgets every staged row (not the added blobs).
+    func clearRows() throws {
+        try staging.execute("""
+            DELETE FROM sources; DELETE FROM placeholders; DELETE FROM variants; DELETE FROM variant_presets
+            """)
+    }
+
+    private func countRow() throws {
+        guard !published else { return }
+        pendingRows += 1
+        if pendingRows >= Self.batchSize {
+            pendingRows = 0
+            try staging.execute("COMMIT; BEGIN")
+        }
+    }
+
+    // MARK: Reading staged rows
+
+    /// Calls `body` with every distinct blob the staged variants reference.
+    func forEachBlob(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
+        let statement = try staging.statement(
+            "SELECT DISTINCT blob_sha256, format, byte_count FROM variants ORDER BY blob_sha256, format")
+        defer { try? statement.reset() }
+        while try statement.step() {
+            guard let format = ImageFormat(rawValue: statement.text(1)) else { continue }
+            try body(statement.text(0), format, statement.int(2))
+        }
+    }
+
+    /// Whether a staged variant references the blob `sha256` in `format`'s file.
+    func references(sha256: String, fileExtension: String) throws -> Bool {
+        let statement = try staging.statement("SELECT format FROM variants WHERE blob_sha256 = ?")
+        defer { try? statement.reset() }
+        _ = try statement.bind(.text(sha256))
+        while try statement.step() {
+            if ImageFormat(rawValue: statement.text(0))?.fileExtension == fileExtension { return true }
+        }
+        return false
+    }
+
+    func count(_ table: String) throws -> Int {
+        let statement = try staging.statement("SELECT COUNT(*) FROM \(table)")
+        defer { try? statement.reset() }
+        return try statement.step() ? statement.int(0) : 0
+    }
+
+    // MARK: Publishing
+
+    /// Writes the index of every staged row into a new file at `path`, in one transaction.
+    /// Staging ends here: rows added afterwards are not published.
+    func publish(to path: String, createdAt: Date?) throws {
+        if !published {
+            published = true
+            try staging.execute("COMMIT")
+        }
+        let sourceCount = try count("sources")
+        let variantCount = try count("variants")
+
         let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute("""
             PRAGMA journal_mode = OFF;
@@ -18,100 +198,65 @@ struct IndexBuilder {
             PRAGMA page_size = 4096;
             PRAGMA application_id = \(BundleFormat.applicationID);
             """)
+        try connection.execute("ATTACH DATABASE \(Self.quoted(stagingPath)) AS staging")
         try connection.transaction {
             for statement in BundleFormat.schema {
                 try connection.execute(statement)
             }
-            try writeMeta(contents, connection)
-            let ids = try writeSources(contents.sources, connection)
-            try writeVariants(contents.variants, ids: ids, connection)
+            var meta: [(String, String)] = [
+                (BundleFormat.MetaKey.formatMajor, String(BundleFormat.majorVersion)),
+                (BundleFormat.MetaKey.formatMinor, String(BundleFormat.minorVersion)),
+                (BundleFormat.MetaKey.generator, generator),
+                (BundleFormat.MetaKey.sourceCount, String(sourceCount)),
+                (BundleFormat.MetaKey.variantCount, String(variantCount)),
+            ]
+            if let createdAt {
+                meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
+            }
+            for (key, value) in meta.sorted(by: { $0.0 < $1.0 }) {
+                try connection.statement("INSERT INTO meta (key, value) VALUES (?, ?)")
+                    .bind(.text(key), .text(value)).run()
+            }
+            try connection.execute("""
+                INSERT INTO sources (id, source, content_sha256, format, pixel_width, pixel_height, byte_count)
+                    SELECT row_number() OVER (ORDER BY source), source, content_sha256, format, pixel_width,
+                        pixel_height, byte_count
+                    FROM staging.sources ORDER BY source;
+                INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color)
+                    SELECT s.id, p.thumbhash, p.blurhash, p.average_color
+                    FROM staging.placeholders p JOIN staging.sources staged ON staged.id = p.source_id
+                        JOIN sources s ON s.source = staged.source
+                    ORDER BY s.id;
+                INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
+                        upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
+                        blob_sha256, has_alpha)
+                    SELECT v.cache_key, s.id, v.width_pt, v.height_pt, v.scale, v.fit, v.gravity, v.background,
+                        v.upscale, v.format, v.quality, v.options, v.processors, v.pixel_width, v.pixel_height,
+                        v.byte_count, v.blob_sha256, v.has_alpha
+                    FROM staging.variants v JOIN staging.sources staged ON staged.id = v.source_id
+                        JOIN sources s ON s.source = staged.source
+                    ORDER BY v.cache_key;
+                INSERT INTO variant_presets (preset, cache_key)
+                    SELECT preset, cache_key FROM staging.variant_presets ORDER BY cache_key, preset;
+                """)
         }
         connection.finalizeStatements()
+        try connection.execute("DETACH DATABASE staging")
         try connection.execute("PRAGMA optimize")
     }
 
-    private func writeMeta(_ contents: BundleContents, _ connection: SQLiteConnection) throws {
-        var meta: [(String, String)] = [
-            (BundleFormat.MetaKey.formatMajor, String(BundleFormat.majorVersion)),
-            (BundleFormat.MetaKey.formatMinor, String(BundleFormat.minorVersion)),
-            (BundleFormat.MetaKey.generator, generator),
-            (BundleFormat.MetaKey.sourceCount, String(contents.sources.count)),
-            (BundleFormat.MetaKey.variantCount, String(contents.variants.count)),
-        ]
-        if let createdAt = contents.createdAt {
-            meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
-        }
-        let statement = try connection.statement("INSERT INTO meta (key, value) VALUES (?, ?)")
-        for (key, value) in meta.sorted(by: { $0.0 < $1.0 }) {
-            try statement.reset()
-            try statement.bind(.text(key), .text(value)).run()
-        }
-    }
-
-    private func writeSources(_ sources: [BundleContents.Source],
-                              _ connection: SQLiteConnection) throws -> [SourceIdentifier: Int] {
-        let insertSource = try connection.statement("""
-            INSERT INTO sources (id, source, content_sha256, format, pixel_width, pixel_height, byte_count)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-        let insertPlaceholder = try connection.statement(
-            "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
-        var ids: [SourceIdentifier: Int] = [:]
-        for (offset, source) in sources.sorted(by: { $0.identifier < $1.identifier }).enumerated() {
-            let id = offset + 1
-            ids[source.identifier] = id
-            try insertSource.reset()
-            try insertSource.bind(.int(id), .text(source.identifier.rawValue), .text(source.contentSHA256),
-                                  .text(source.format), .int(source.pixelSize.width), .int(source.pixelSize.height),
-                                  .int(source.byteCount)).run()
-            if let placeholder = source.placeholder, !placeholder.isEmpty {
-                try insertPlaceholder.reset()
-                try insertPlaceholder.bind(.int(id), placeholder.thumbHash.map { .blob($0) } ?? .null,
-                                           .string(placeholder.blurHash),
-                                           .string(placeholder.averageColor?.hex)).run()
-            }
-        }
-        return ids
-    }
-
-    private func writeVariants(_ variants: [BundleContents.Variant], ids: [SourceIdentifier: Int],
-                               _ connection: SQLiteConnection) throws {
-        let insertVariant = try connection.statement("""
-            INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
-                upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                blob_sha256, has_alpha)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let insertPreset = try connection.statement("INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
-        for variant in variants.sorted(by: { $0.key < $1.key }) {
-            let spec = variant.key.spec
-            guard let sourceID = ids[variant.key.source] else {
-                throw IndexBuilderError.unknownSource(variant.key.rawValue)
-            }
-            try insertVariant.reset()
-            try insertVariant.bind([
-                .text(variant.key.rawValue), .int(sourceID), .int(spec.width), .int(spec.height), .int(spec.scale),
-                .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
-                .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
-                .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
-                .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
-                .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
-                .int(variant.hasAlpha ? 1 : 0),
-            ]).run()
-            for preset in Set(variant.presets).sorted() {
-                try insertPreset.reset()
-                try insertPreset.bind(.text(preset), .text(variant.key.rawValue)).run()
-            }
-        }
+    private static func quoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
 
 enum IndexBuilderError: Error, CustomStringConvertible {
-    case unknownSource(String)
+    /// The same source or variant key staged twice, or a variant of a source not staged.
+    case inconsistent(String)
 
     var description: String {
         switch self {
-        case .unknownSource(let key): return "variant \(key) belongs to a source the contents do not list"
+        case .inconsistent(let detail): return detail
         }
     }
 }

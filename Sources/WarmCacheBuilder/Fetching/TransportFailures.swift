@@ -31,8 +31,9 @@ extension Downloader {
                     + "put the right user and password in the proxy URL (http://user:password@host:port)"))
         case let error as HTTPClientError where error == .invalidProxyResponse:
             return AttemptFailure(kind: .proxy(
-                "\(proxy.map { "\($0)" } ?? "the proxy") did not open a tunnel (CONNECT) to \(URLRules.hostKey(of: url)); "
-                    + "check that it allows CONNECT to that port"))
+                "\(proxy.map { "\($0)" } ?? "the proxy") refused to open a tunnel (CONNECT) to \(URLRules.hostKey(of: url)); "
+                    + "check the user and password in the proxy URL (some proxies answer 401 instead of 407), "
+                    + "and that the proxy allows CONNECT to that port"))
         case let error as HTTPClientError where Self.requestTimeouts.contains(error):
             return AttemptFailure(kind: .timeout(seconds: configuration.requestTimeout))
         default:

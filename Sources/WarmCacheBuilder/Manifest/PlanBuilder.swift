@@ -25,44 +25,49 @@ struct PlanBuilder {
         var usedPresets: Set<String> = []
         let resolver = PlanSourceResolver(manifestDirectory: manifestURL.deletingLastPathComponent(),
                                           diagnostics: diagnostics)
-        var sources: [SourceIdentifier: (source: PlannedSource, candidate: PlanSourceCandidate)] = [:]
+        // Sources in the order listed, and where each identifier is in that list. Sources of one
+        // entry share its variant list (one array, not a copy per source), so a `urls_from` file
+        // of a million URLs costs a million small source values and nothing per variant.
+        var sources: [PlannedSource] = []
+        var positions: [SourceIdentifier: (index: Int, isKeyed: Bool)] = [:]
         var files: [String: PlanSourceCandidate] = [:]  // local path -> the first entry naming it
         for entry in manifest.images {
             let variants = variants(for: entry, presetIssues: presetIssues, used: &usedPresets)
             let placeholders = entry.placeholder?.value ?? manifest.defaultPlaceholder?.value ?? .averageColor
-            for candidate in resolver.candidates(for: entry) {
-                if var first = sources[candidate.identifier] {
+            resolver.forEachCandidate(of: entry) { candidate in
+                if let first = positions[candidate.identifier] {
                     // The same image listed by several entries (say, in a thumbnail list and a
                     // card list) is one source with the union of their variants, fetched once.
                     // One identifier for two different images is an error.
-                    guard first.source.location == candidate.location else {
-                        reportDuplicate(candidate, first: first.candidate)
-                        continue
+                    guard sources[first.index].location == candidate.location else {
+                        reportDuplicate(candidate, first: sources[first.index], firstIsKeyed: first.isKeyed)
+                        return
                     }
-                    for variant in variants where !first.source.variants.contains(variant) {
-                        first.source.variants.append(variant)
+                    for variant in variants where !sources[first.index].variants.contains(variant) {
+                        sources[first.index].variants.append(variant)
                     }
-                    first.source.placeholders.formUnion(placeholders)
-                    sources[candidate.identifier] = first
-                    continue
+                    sources[first.index].placeholders.formUnion(placeholders)
+                    return
                 }
                 if case .file(let url) = candidate.location {
                     let path = url.standardizedFileURL.resolvingSymlinksInPath().path
                     if let first = files[path] {
-                        diagnostics.warning("'\(candidate.written)' is the same file as '\(first.written)': it will be "
-                                            + "baked twice, as '\(first.identifier)' and '\(candidate.identifier)'; "
-                                            + "write the path one way (or give both the same 'key')",
+                        diagnostics.warning("'\(candidate.identifier)' is the same file as '\(first.identifier)': it "
+                                            + "will be baked twice, under both names; write the path one way (or "
+                                            + "give both the same 'key')",
                                             at: candidate.listedAt, notes: [("first listed here", first.listedAt)])
                     } else {
                         files[path] = candidate
                     }
                 }
-                let source = PlannedSource(identifier: candidate.identifier, location: candidate.location,
-                                           variants: variants, placeholders: placeholders,
-                                           manifestLocation: candidate.listedAt)
-                sources[candidate.identifier] = (source, candidate)
+                positions[candidate.identifier] = (sources.count, candidate.isKeyed)
+                sources.append(PlannedSource(identifier: candidate.identifier, location: candidate.location,
+                                             variants: variants, placeholders: placeholders,
+                                             manifestLocation: candidate.listedAt))
             }
         }
+        positions = [:]
+        sources.sort { $0.identifier < $1.identifier }
         for preset in manifest.presets where !usedPresets.contains(preset.name.value) {
             diagnostics.warning("preset '\(preset.name.value)' is not used by any image", at: preset.name.location)
         }
@@ -73,7 +78,7 @@ struct PlanBuilder {
         let outputURL = output.value.hasPrefix("/") ? URL(fileURLWithPath: output.value)
             : manifestURL.deletingLastPathComponent().appendingPathComponent(output.value)
         return WarmPlan(manifestURL: manifestURL, output: outputURL.standardizedFileURL, fetch: manifest.fetch,
-                        sources: sources.values.map(\.source).sorted { $0.identifier < $1.identifier },
+                        sources: sources,
                         warnings: [])
     }
 
@@ -153,12 +158,12 @@ struct PlanBuilder {
         }
     }
 
-    private func reportDuplicate(_ candidate: PlanSourceCandidate, first: PlanSourceCandidate) {
+    private func reportDuplicate(_ candidate: PlanSourceCandidate, first: PlannedSource, firstIsKeyed: Bool) {
         var message = "duplicate source '\(candidate.identifier)': two different images cannot share one identifier"
-        if candidate.isKeyed || first.isKeyed {
+        if candidate.isKeyed || firstIsKeyed {
             message += " (two entries use the same 'key'; give each its own)"
         }
-        diagnostics.error(message, at: candidate.listedAt, notes: [("first listed here", first.listedAt)])
+        diagnostics.error(message, at: candidate.listedAt, notes: [("first listed here", first.manifestLocation)])
     }
 }
 

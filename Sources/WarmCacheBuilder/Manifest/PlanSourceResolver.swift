@@ -5,8 +5,6 @@ import WarmCache
 struct PlanSourceCandidate {
     var identifier: SourceIdentifier
     var location: PlannedSource.Location
-    /// The text as written (differs from the identifier when a URL was normalised).
-    var written: String
     var listedAt: ManifestLocation
     /// Whether the identifier is an entry's `key:` rather than derived from the URL or path.
     var isKeyed: Bool
@@ -19,16 +17,20 @@ struct PlanSourceResolver {
     let diagnostics: ManifestDiagnostics
     let fileManager = FileManager.default
 
-    func candidates(for entry: ManifestImageEntry) -> [PlanSourceCandidate] {
+    /// Calls `body` with each source the entry lists, in order (one at a time: a `urls_from`
+    /// file of a million lines is never held as a million candidates).
+    func forEachCandidate(of entry: ManifestImageEntry, _ body: (PlanSourceCandidate) -> Void) {
         switch entry.source {
         case .url(let url):
-            return remote(url, key: entry.key, context: .manifest).map { [$0] } ?? []
+            if let candidate = remote(url, key: entry.key, context: .manifest) { body(candidate) }
         case .urls(let urls):
-            return urls.compactMap { remote($0, key: nil, context: .manifest) }
+            for url in urls {
+                if let candidate = remote(url, key: nil, context: .manifest) { body(candidate) }
+            }
         case .urlsFrom(let file):
-            return urlsFromFile(file)
+            urlsFromFile(file, body)
         case .path(let path):
-            return local(path, key: entry.key).map { [$0] } ?? []
+            if let candidate = local(path, key: entry.key) { body(candidate) }
         }
     }
 
@@ -45,8 +47,8 @@ struct PlanSourceResolver {
             return nil
         case .success(let url):
             let identifier = key.map { SourceIdentifier(verbatim: $0.value) } ?? SourceIdentifier(text.value)
-            return PlanSourceCandidate(identifier: identifier, location: .remote(url), written: text.value,
-                                       listedAt: text.location, isKeyed: key != nil)
+            return PlanSourceCandidate(identifier: identifier, location: .remote(url), listedAt: text.location,
+                                       isKeyed: key != nil)
         }
     }
 
@@ -62,38 +64,38 @@ struct PlanSourceResolver {
         }
         guard let file = existingFile(path) else { return nil }
         let identifier = SourceIdentifier(verbatim: key?.value ?? path.value)
-        return PlanSourceCandidate(identifier: identifier, location: .file(file), written: path.value,
-                                   listedAt: path.location, isKeyed: key != nil)
+        return PlanSourceCandidate(identifier: identifier, location: .file(file), listedAt: path.location,
+                                   isKeyed: key != nil)
     }
 
     /// One URL per line (LF or CRLF); blank lines and `#` comments (whole-line, or after whitespace)
     /// are skipped.
-    private func urlsFromFile(_ path: Located<String>) -> [PlanSourceCandidate] {
-        guard let file = existingFile(path) else { return [] }
+    private func urlsFromFile(_ path: Located<String>, _ body: (PlanSourceCandidate) -> Void) {
+        guard let file = existingFile(path) else { return }
         guard let data = fileManager.contents(atPath: file.path),
               let text = String(data: data, encoding: .utf8) else {
             diagnostics.error("cannot read '\(path.value)' as UTF-8 text", at: path.location)
-            return []
+            return
         }
-        var candidates: [PlanSourceCandidate] = []
+        let filePath = file.path  // one string shared by every line's location
         var listsAnything = false
-        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        for (index, rawLine) in lines.enumerated() {
+        var lineNumber = 0
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+            lineNumber += 1
             let line = Self.stripComment(rawLine)
             let leading = line.prefix { $0 == " " || $0 == "\t" }
             let content = line.dropFirst(leading.count).trimmingCharacters(in: .whitespaces)
             guard !content.isEmpty else { continue }
             listsAnything = true
-            let location = ManifestLocation(file: file.path, line: index + 1,
+            let location = ManifestLocation(file: filePath, line: lineNumber,
                                             column: leading.unicodeScalars.count + 1)
             if let candidate = remote(Located(content, at: location), key: nil, context: .urlsFile) {
-                candidates.append(candidate)
+                body(candidate)
             }
         }
         if !listsAnything {
             diagnostics.warning("'\(path.value)' lists no URLs", at: path.location)
         }
-        return candidates
     }
 
     /// The line without a `#` comment: one starting the line, or preceded by whitespace

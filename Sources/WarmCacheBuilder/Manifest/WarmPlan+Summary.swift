@@ -1,4 +1,5 @@
 import WarmCache
+import WarmCacheImaging
 
 extension WarmPlan {
     /// Counts for `warm-cache plan`: how much work the manifest describes.
@@ -30,15 +31,24 @@ extension WarmPlan {
     }
 
     public var summary: Summary {
-        var byFormat: [String: Int] = [:]
+        // Counted by value, named once at the end: a plan can hold millions of variants.
+        var byFormat: [FormatChoice: Int] = [:]
         var byPreset: [String: Int] = [:]
-        for variant in sources.lazy.flatMap(\.variants) {
-            byFormat[variant.request.format.description, default: 0] += 1
-            byPreset[variant.preset, default: 0] += 1
+        var variantCount = 0
+        var remote = 0
+        for source in sources {
+            if source.location.isRemote { remote += 1 }
+            variantCount += source.variants.count
+            for variant in source.variants {
+                byFormat[variant.request.format, default: 0] += 1
+                byPreset[variant.preset, default: 0] += 1
+            }
         }
-        let remote = sources.filter(\.location.isRemote).count
+        var formatNames: [String: Int] = [:]
+        for (format, count) in byFormat {
+            formatNames[format.description, default: 0] += count
+        }
         return Summary(sourceCount: sources.count, remoteSourceCount: remote, localSourceCount: sources.count - remote,
-                       variantCount: sources.reduce(0) { $0 + $1.variants.count },
-                       variantsByFormat: byFormat, variantsByPreset: byPreset)
+                       variantCount: variantCount, variantsByFormat: formatNames, variantsByPreset: byPreset)
     }
 }

@@ -10,9 +10,10 @@ import WarmCache
 /// originals/<aa>/<sha256 of the source identifier>.json   an OriginalRecord
 /// ```
 /// A download lands in the `.orig` file atomically (the fetcher renames a complete, fsynced
-/// file into place), and the record is written after it. A record whose file is missing or
-/// whose bytes no longer hash to the recorded SHA-256 (a crash between the two steps, a
-/// truncated copy from a CI cache) is discarded, and the original is fetched again.
+/// file into place), and the record is written after it, atomically but without a flush (it is
+/// rewritten on every revalidation). A record that does not decode, or whose file is missing or
+/// whose bytes no longer hash to the recorded SHA-256 (a crash between the two steps, a power
+/// loss, a truncated copy from a CI cache) is discarded, and the original is fetched again.
 struct OriginalsCache: Sendable {
     let directory: URL
 
@@ -62,8 +63,8 @@ struct OriginalsCache: Sendable {
         let url = recordURL(for: identifier)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.appendingPathExtension("\(UUID().uuidString).tmp")
-        try DurableFile.write(try encoder.encode(record), to: temporary)
-        try DurableFile.replace(url, with: temporary)
+        try DurableFile.write(try encoder.encode(record), to: temporary, flush: false)
+        try DurableFile.move(temporary, to: url)
     }
 
     /// Removes `*.part` and `*.tmp` files that interrupted runs left behind. Only files older

@@ -2,16 +2,21 @@ import Foundation
 import WarmCache
 import WarmCacheImaging
 
-/// Remembers what rendering one source produced, so an unchanged source is not encoded again.
+/// Remembers what rendering one source produced, so an unchanged source is neither decoded
+/// nor encoded again.
 ///
-/// The memo is keyed by everything the output depends on: the original's SHA-256, the resolved
-/// spec of every variant of the source, the placeholders asked for, the engine settings, the
-/// WarmCache and libvips versions. libvips renders all sizes of one source from one decode
-/// (a shrink cascade), so a variant's bytes can depend on its siblings: the key covers the
-/// whole source, and adding a preset re-encodes that source's variants (only that source's).
+/// The memo is keyed by everything the output depends on: the source's identifier, the
+/// original's SHA-256, the placeholders asked for, the engine settings, the WarmCache and
+/// libvips versions. An entry holds the index rows the render produced: the source's row, its
+/// variants' rows, and whether the original has alpha (so format `auto` resolves without
+/// reading the original). libvips renders all sizes of one source from one decode (a shrink
+/// cascade), so a variant's bytes can depend on its siblings: an entry is reused only when the
+/// plan asks for exactly its set of variant keys, and adding a preset re-encodes that source's
+/// variants (only that source's).
 ///
-/// Records live at `renders/<aa>/<key>.json` in the cache directory. A memo only counts if
-/// every blob it names is still in the bundle's object store.
+/// Entries live at `renders/<aa>/<key>.json` in the cache directory, written without a flush: a
+/// lost or torn entry only costs a re-render. An entry only counts if every blob it names is
+/// still in the bundle's object store (the renderer checks).
 struct RenderMemo: Sendable {
     let directory: URL
 
@@ -19,35 +24,25 @@ struct RenderMemo: Sendable {
         directory = cacheDirectory.appendingPathComponent("renders", isDirectory: true)
     }
 
-    struct Entry: Codable, Sendable, Equatable {
-        struct Variant: Codable, Sendable, Equatable {
-            var cacheKey: String
-            var pixelWidth: Int
-            var pixelHeight: Int
-            var hasAlpha: Bool
-            var byteCount: Int
-            var blobSHA256: String
-        }
-
-        var sourceFormat: String
-        var sourcePixelWidth: Int
-        var sourcePixelHeight: Int
-        var variants: [Variant]
-        var placeholder: ImagePlaceholder?
+    struct Entry: Codable, Sendable {
+        var source: BundleContents.Source
+        var sourceHasAlpha: Bool
+        /// Without presets (the plan names them).
+        var variants: [BundleContents.Variant]
     }
 
     /// The memo key for one source's render.
-    static func key(originalSHA256: String, keys: [VariantKey], placeholders: PlaceholderKinds,
+    static func key(source: SourceIdentifier, originalSHA256: String, placeholders: PlaceholderKinds,
                     configuration: ImagingConfiguration) -> String {
-        var lines = [
-            "warm-cache render memo 1",
+        let lines = [
+            "warm-cache render memo 2",
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
             "engine \(fingerprint(configuration))",
+            "source \(source.rawValue)",
             "original \(originalSHA256)",
             "placeholders \(placeholders.rawValue)",
         ]
-        lines += keys.map(\.rawValue).sorted()
         return ContentHash.sha256(Data(lines.joined(separator: "\n").utf8))
     }
 
@@ -68,13 +63,11 @@ struct RenderMemo: Sendable {
     }
 
     func save(_ entry: Entry, as key: String) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         let url = url(for: key)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let temporary = url.appendingPathExtension("\(UUID().uuidString).tmp")
-        try DurableFile.write(try encoder.encode(entry), to: temporary)
-        try DurableFile.replace(url, with: temporary)
+        try DurableFile.write(try JSONEncoder().encode(entry), to: temporary, flush: false)
+        try DurableFile.move(temporary, to: url)
     }
 
     private func url(for key: String) -> URL {

@@ -2,9 +2,10 @@ import Foundation
 import WarmCache
 import WarmCacheImaging
 
-/// Turns one source's original into stored blobs and index rows: decodes it, resolves its
-/// variant requests against the image (format `auto` needs to know about alpha), and either
-/// reuses an earlier identical render (``RenderMemo``) or renders and stores every blob.
+/// Turns one source's original into stored blobs and index rows, in three steps: look up an
+/// earlier identical render (``RenderMemo``) whose blobs are all still stored; otherwise render
+/// (open the original, resolve its variant requests against it — format `auto` needs to know
+/// about alpha —, decode once and encode every variant); store the blobs and remember the rows.
 ///
 /// Synchronous and CPU-bound: the pipeline calls it on Dispatch threads, a few at a time.
 struct SourceRenderer: Sendable {
@@ -12,12 +13,12 @@ struct SourceRenderer: Sendable {
     let writer: BundleWriter
     let memo: RenderMemo
 
+    /// One source's index rows, and whether this run encoded them or reused an earlier render.
     struct Rendered: Sendable {
         var source: BundleContents.Source
+        /// In key order.
         var variants: [BundleContents.Variant]
-        var reports: [VariantReport]
-        var originalBytes: Int
-        var originalSHA256: String
+        var action: VariantReport.Action
     }
 
     struct Failure: Error, Sendable {
@@ -25,98 +26,112 @@ struct SourceRenderer: Sendable {
     }
 
     func render(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> Rendered {
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: original, options: .alwaysMapped)
-        } catch {
-            throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
+        func read() throws(Failure) -> Data {
+            do {
+                return try Data(contentsOf: original, options: .alwaysMapped)
+            } catch {
+                throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
+            }
         }
-        let sha256 = knownSHA256 ?? ContentHash.sha256(bytes)
-        let decoded: DecodedSource
+        // An original from the originals cache comes with its hash: a reused render never reads it.
+        var known: Data?
+        let sha256: String
+        if let knownSHA256 {
+            sha256 = knownSHA256
+        } else {
+            let bytes = try read()
+            sha256 = ContentHash.sha256(bytes)
+            known = bytes
+        }
+        let memoKey = RenderMemo.key(source: planned.identifier, originalSHA256: sha256,
+                                     placeholders: planned.placeholders, configuration: engine.configuration)
+
+        // Look up.
+        if let entry = memo.load(memoKey), let reused = reuse(entry, for: planned) {
+            return reused
+        }
+
+        // Render.
+        let bytes: Data
+        if let known {
+            bytes = known
+        } else {
+            bytes = try read()
+        }
+        let opened: OpenedSource
         do {
-            decoded = try engine.open(bytes, name: planned.identifier.rawValue)
+            opened = try engine.open(bytes, name: planned.identifier.rawValue)
         } catch {
             throw Failure(failure: SourceFailure(error))
         }
-
-        // Resolve, then merge requests that land on the same key (two presets asking for the
-        // same thing, or `auto` resolving to a format listed explicitly too).
-        var presetsByKey: [VariantKey: [String]] = [:]
-        var specs: [VariantKey: VariantSpec] = [:]
-        for variant in planned.variants {
-            let spec = variant.request.resolve(sourceHasAlpha: decoded.info.hasAlpha)
-            let key = VariantKey(source: planned.identifier, spec: spec)
-            specs[key] = spec
-            if !presetsByKey[key, default: []].contains(variant.preset) {
-                presetsByKey[key, default: []].append(variant.preset)
-            }
-        }
-        let keys = specs.keys.sorted()
-        let memoKey = RenderMemo.key(originalSHA256: sha256, keys: keys, placeholders: planned.placeholders,
-                                     configuration: engine.configuration)
-        let sourceFormat = decoded.info.format?.rawValue ?? decoded.info.loader
-
-        if let entry = memo.load(memoKey), entry.variants.map(\.cacheKey) == keys.map(\.rawValue),
-           zip(entry.variants, keys).allSatisfy({ writer.hasBlob(sha256: $0.blobSHA256, format: $1.spec.format,
-                                                                   byteCount: $0.byteCount) }) {
-            let variants = zip(entry.variants, keys).map { record, key in
-                BundleContents.Variant(key: key, pixelSize: PixelSize(width: record.pixelWidth, height: record.pixelHeight),
-                                       byteCount: record.byteCount, blobSHA256: record.blobSHA256,
-                                       hasAlpha: record.hasAlpha, presets: presetsByKey[key] ?? [])
-            }
-            return Rendered(source: source(planned, decoded: decoded, format: sourceFormat, sha256: sha256,
-                                           placeholder: entry.placeholder),
-                            variants: variants, reports: variants.map { report($0, action: .reused) },
-                            originalBytes: bytes.count, originalSHA256: sha256)
-        }
-
+        let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
         let rendered: RenderedSource
         do {
-            rendered = try decoded.render(keys.compactMap { specs[$0] }, placeholder: planned.placeholders)
+            rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
         } catch {
             throw Failure(failure: SourceFailure(error))
         }
+
+        // Store.
         var variants: [BundleContents.Variant] = []
-        for (key, encoded) in zip(keys, rendered.variants) {
+        for encoded in rendered.variants {
+            let key = VariantKey(source: planned.identifier, spec: encoded.spec)
             let stored: StoredBlob
             do {
-                stored = try writer.storeBlob(encoded.data, format: key.spec.format)
+                stored = try writer.storeBlob(encoded.data, format: encoded.spec.format)
             } catch {
                 throw Failure(failure: SourceFailure(.fileSystem, "cannot store \(key.rawValue): \(error)"))
             }
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),
                 byteCount: stored.byteCount, blobSHA256: stored.sha256, hasAlpha: encoded.hasAlpha,
-                presets: presetsByKey[key] ?? []))
+                presets: requests.presets[key] ?? []))
         }
-        let placeholder = rendered.placeholder.isEmpty ? nil : rendered.placeholder
-        let entry = RenderMemo.Entry(
-            sourceFormat: sourceFormat, sourcePixelWidth: decoded.info.pixelWidth,
-            sourcePixelHeight: decoded.info.pixelHeight,
-            variants: variants.map {
-                .init(cacheKey: $0.key.rawValue, pixelWidth: $0.pixelSize.width, pixelHeight: $0.pixelSize.height,
-                      hasAlpha: $0.hasAlpha, byteCount: $0.byteCount, blobSHA256: $0.blobSHA256)
-            },
-            placeholder: placeholder)
+        let source = BundleContents.Source(
+            identifier: planned.identifier, contentSHA256: sha256,
+            format: opened.info.format?.rawValue ?? opened.info.loader, pixelSize: opened.info.pixelSize,
+            byteCount: bytes.count, placeholder: rendered.placeholder.isEmpty ? nil : rendered.placeholder)
+        let entry = RenderMemo.Entry(source: source, sourceHasAlpha: opened.info.hasAlpha, variants: variants)
         try? memo.save(entry, as: memoKey)  // a lost memo only costs a re-encode next time
-        return Rendered(source: source(planned, decoded: decoded, format: sourceFormat, sha256: sha256,
-                                       placeholder: placeholder),
-                        variants: variants, reports: variants.map { report($0, action: .encoded) },
-                        originalBytes: bytes.count, originalSHA256: sha256)
+        return Rendered(source: source, variants: variants, action: .encoded)
     }
 
-    private func source(_ planned: PlannedSource, decoded: DecodedSource, format: String, sha256: String,
-                        placeholder: ImagePlaceholder?) -> BundleContents.Source {
-        BundleContents.Source(identifier: planned.identifier, contentSHA256: sha256, format: format,
-                              pixelSize: decoded.info.pixelSize, byteCount: decoded.bytes.count,
-                              placeholder: placeholder)
+    /// The memo's rows with the plan's presets, if the plan asks for exactly the variants the
+    /// entry holds and every blob is still stored.
+    private func reuse(_ entry: RenderMemo.Entry, for planned: PlannedSource) -> Rendered? {
+        let requests = ResolvedRequests(planned, sourceHasAlpha: entry.sourceHasAlpha)
+        guard entry.variants.map(\.key) == requests.keys,
+              entry.variants.allSatisfy({
+                  writer.hasBlob(sha256: $0.blobSHA256, format: $0.key.spec.format, byteCount: $0.byteCount)
+              }) else { return nil }
+        var variants = entry.variants
+        for index in variants.indices {
+            variants[index].presets = requests.presets[variants[index].key] ?? []
+        }
+        return Rendered(source: entry.source, variants: variants, action: .reused)
     }
+}
 
-    private func report(_ variant: BundleContents.Variant, action: VariantReport.Action) -> VariantReport {
-        VariantReport(cacheKey: variant.key.rawValue, presets: variant.presets, format: variant.key.spec.format.rawValue,
-                      pixelWidth: variant.pixelSize.width, pixelHeight: variant.pixelSize.height,
-                      bytes: variant.byteCount, blob: BundleFormat.objectPath(sha256: variant.blobSHA256,
-                                                                              format: variant.key.spec.format),
-                      action: action)
+/// A source's variant requests resolved against the original, with requests that land on the
+/// same key merged (two presets asking for the same thing, or `auto` resolving to a format
+/// listed explicitly too).
+private struct ResolvedRequests {
+    /// Sorted.
+    var keys: [VariantKey] = []
+    var specs: [VariantSpec] = []
+    var presets: [VariantKey: [String]] = [:]
+
+    init(_ planned: PlannedSource, sourceHasAlpha: Bool) {
+        var specsByKey: [VariantKey: VariantSpec] = [:]
+        for variant in planned.variants {
+            let spec = variant.request.resolve(sourceHasAlpha: sourceHasAlpha)
+            let key = VariantKey(source: planned.identifier, spec: spec)
+            specsByKey[key] = spec
+            if !presets[key, default: []].contains(variant.preset) {
+                presets[key, default: []].append(variant.preset)
+            }
+        }
+        keys = specsByKey.keys.sorted()
+        specs = keys.compactMap { specsByKey[$0] }
     }
 }

@@ -17,15 +17,20 @@ public struct WarmOptions: Sendable {
     public var imagingConcurrency: Int?
     /// Overrides the manifest's `fetch.concurrency` when set.
     public var fetchConcurrency: Int?
+    /// Where to write the JSON report with every source (``WarmReport``), whether or not the run
+    /// publishes. The report ``WarmPipeline/run()`` returns lists only the failed sources.
+    public var reportURL: URL?
 
     public init(cacheDirectory: URL? = nil, strict: Bool = false, offline: Bool = false,
-                maxAge: TimeInterval? = nil, imagingConcurrency: Int? = nil, fetchConcurrency: Int? = nil) {
+                maxAge: TimeInterval? = nil, imagingConcurrency: Int? = nil, fetchConcurrency: Int? = nil,
+                reportURL: URL? = nil) {
         self.cacheDirectory = cacheDirectory
         self.strict = strict
         self.offline = offline
         self.maxAge = maxAge
         self.imagingConcurrency = imagingConcurrency
         self.fetchConcurrency = fetchConcurrency
+        self.reportURL = reportURL
     }
 
     /// The cache directory for a plan: the one set here, or `.build/warm-cache` next to the manifest.

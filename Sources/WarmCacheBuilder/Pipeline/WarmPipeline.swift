@@ -5,11 +5,12 @@ import WarmCacheImaging
 
 /// The main job: turns a ``WarmPlan`` into a published bundle.
 ///
-/// Every source runs as its own task: its original is fetched (or found in the originals cache)
-/// while other sources encode, then it waits for one of the imaging slots (one per core by
-/// default), is decoded once and encoded into all its variants on a Dispatch thread, and its
-/// blobs go straight to the bundle's object store. Memory holds at most one original and its
-/// variants per imaging slot, whatever the manifest's size; originals wait on disk.
+/// Sources enter through a bounded window, in plan order: each runs as a task while it is in
+/// flight. Its original is fetched (or found in the originals cache) while other sources
+/// encode, then it waits for one of the imaging slots (one per core by default), is decoded once
+/// and encoded into all its variants on a Dispatch thread; its blobs go straight to the bundle's
+/// object store, its index rows to the index being built on disk, and its report line to a
+/// temporary file. Memory holds only the sources in flight, whatever the manifest's size.
 ///
 /// A failed source does not stop the others. At the end the index is published atomically
 /// with every source that succeeded, unless `strict` is set and one failed, or none succeeded:
@@ -68,64 +69,87 @@ public struct WarmPipeline: Sendable {
             "imagingSlots": "\(options.resolvedImagingConcurrency)",
         ])
 
-        let outcomes = await withTaskGroup(of: (Int, SourceOutcome).self) { group in
-            for (index, source) in plan.sources.enumerated() {
+        let log: SourceReportLog
+        do {
+            log = try SourceReportLog()
+        } catch {
+            writer.abandon()
+            throw WarmError(.fileSystem, "cannot create the report's temporary file: \(error)")
+        }
+        // Sources enter through a window: a few more than can be fetched and encoded at once,
+        // so nothing waits for work, and memory holds only what is in flight.
+        let window = 2 * (options.fetchConcurrency ?? plan.fetch.concurrency) + 2 * options.resolvedImagingConcurrency
+        var report = WarmReport(manifest: plan.manifestURL.path, output: plan.output.path, status: .ok, seconds: 0,
+                                totals: WarmReport.Totals(), sources: [], warnings: [])
+        let manifestWarnings = plan.warnings.map(\.description)
+        var logFailure: Error?
+        await withTaskGroup(of: SourceOutcome.self) { group in
+            var next = plan.sources.startIndex
+            func admit() {
+                guard next < plan.sources.endIndex else { return }
+                let source = plan.sources[next]
+                next += 1
                 group.addTask {
-                    let outcome = await process(source, acquirer: acquirer, renderer: renderer, slots: imagingSlots)
+                    let outcome = await process(source, acquirer: acquirer, renderer: renderer, writer: writer,
+                                                slots: imagingSlots)
                     tracker.finished(outcome.report)
-                    return (index, outcome)
+                    return outcome
                 }
             }
-            var outcomes = [SourceOutcome?](repeating: nil, count: plan.sources.count)
-            for await (index, outcome) in group {
-                outcomes[index] = outcome
+            for _ in 0..<max(1, window) { admit() }
+            while let outcome = await group.next() {
+                report.totals.add(outcome.report)
+                report.warnings += outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" }
+                do {
+                    try log.append(outcome.report)
+                } catch {
+                    logFailure = logFailure ?? error
+                }
+                admit()
             }
-            return outcomes.compactMap { $0 }
         }
         if let fetcher {
             try? await fetcher.shutdown()
         }
 
-        var report = makeReport(outcomes, seconds: ProcessInfo.processInfo.systemUptime - started)
-        let succeeded = outcomes.filter { $0.rendered != nil }
-        if options.strict, report.totals.sourcesFailed > 0 {
-            writer.abandon()
-            report.status = .failed
-            throw WarmError(.strictFailure, "\(report.totals.sourcesFailed) of \(report.totals.sources) sources failed "
-                + "and --strict is set: nothing was written; \(plan.output.path) is unchanged", report: report)
-        }
-        if succeeded.isEmpty, !plan.sources.isEmpty {
-            writer.abandon()
-            report.status = .failed
-            throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
-                + "\(plan.output.path) is unchanged", report: report)
+        func finished(_ status: WarmReport.Status) throws(WarmError) -> WarmReport {
+            report.status = status
+            report.seconds = ProcessInfo.processInfo.systemUptime - started
+            report.warnings = manifestWarnings + report.warnings.sorted()
+            do {
+                if let logFailure { throw logFailure }
+                report.sources = try log.failures()
+                if let url = options.reportURL {
+                    try log.write(report, to: url)
+                }
+            } catch {
+                throw WarmError(.fileSystem, "cannot write the report"
+                    + (options.reportURL.map { " to \($0.path)" } ?? "") + ": \(error)", report: report)
+            }
+            return report
         }
 
-        let contents = BundleContents(sources: succeeded.compactMap { $0.rendered?.source },
-                                      variants: succeeded.flatMap { $0.rendered?.variants ?? [] })
-        report.removedSources = removedSources(keeping: Set(contents.sources.map(\.identifier.rawValue)),
-                                               writer: writer)
+        let totals = report.totals
+        if options.strict, totals.sourcesFailed > 0 {
+            writer.abandon()
+            throw WarmError(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
+                + "and --strict is set: nothing was written; \(plan.output.path) is unchanged",
+                report: try finished(.failed))
+        }
+        if totals.sourcesOK == 0, !plan.sources.isEmpty {
+            writer.abandon()
+            throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
+                + "\(plan.output.path) is unchanged", report: try finished(.failed))
+        }
+        report.removedSources = removedSources(log: log, writer: writer)
         do {
-            let summary = try writer.commit(contents)
+            let summary = try writer.commit()
             report.totals.blobsRemoved = summary.blobsRemoved
         } catch {
             writer.abandon()
-            report.status = .failed
-            throw WarmError(.fileSystem, "\(error)", report: report)
+            throw WarmError(.fileSystem, "\(error)", report: try finished(.failed))
         }
-        report.seconds = ProcessInfo.processInfo.systemUptime - started
-        return report
-    }
-
-    /// Sources of the bundle now at the output that the new one will not hold (read before the
-    /// switch; an unreadable previous index removes nothing worth listing).
-    private func removedSources(keeping kept: Set<String>, writer: BundleWriter) -> [String] {
-        guard writer.hasPublishedBundle else { return [] }
-        var removed: [String] = []
-        try? BundleInspector(bundleURL: plan.output).forEachSourceIdentifier { identifier in
-            if !kept.contains(identifier) { removed.append(identifier) }
-        }
-        return removed
+        return try finished(totals.sourcesFailed == 0 ? .ok : .partial)
     }
 
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,
@@ -156,14 +180,24 @@ public struct WarmPipeline: Sendable {
             + "or remove the formats from the manifest.")
     }
 
+    /// Sources of the bundle now at the output that the new one will not hold, read before the
+    /// switch (an unreadable previous index lists none).
+    private func removedSources(log: SourceReportLog, writer: BundleWriter) -> [String] {
+        guard writer.hasPublishedBundle else { return [] }
+        var removed: [String] = []
+        try? BundleInspector(bundleURL: plan.output).forEachSourceIdentifier { identifier in
+            if (try? log.isPublished(identifier)) != true { removed.append(identifier) }
+        }
+        return removed
+    }
+
     /// What became of one source.
     struct SourceOutcome: Sendable {
         var report: SourceReport
-        var rendered: SourceRenderer.Rendered?
     }
 
     private func process(_ source: PlannedSource, acquirer: OriginalAcquirer, renderer: SourceRenderer,
-                         slots: AsyncSemaphore) async -> SourceOutcome {
+                         writer: BundleWriter, slots: AsyncSemaphore) async -> SourceOutcome {
         let started = ProcessInfo.processInfo.systemUptime
         var report = SourceReport(identifier: source.identifier.rawValue, location: source.location.locationText,
                                   status: .failed, bytesDownloaded: 0, seconds: 0, variants: [], failure: nil,
@@ -174,7 +208,7 @@ public struct WarmPipeline: Sendable {
             report.failure = failure
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             logger.debug("\(source.identifier.rawValue): failed (\(failure.kind.rawValue)): \(failure.message)")
-            return SourceOutcome(report: report, rendered: nil)
+            return SourceOutcome(report: report)
         }
 
         let acquired: OriginalAcquirer.Acquired
@@ -192,7 +226,14 @@ public struct WarmPipeline: Sendable {
             result = try await slots.withPermit {
                 try await BlockingWork.run {
                     Result { () throws(SourceRenderer.Failure) in
-                        try renderer.render(source, original: acquired.fileURL, knownSHA256: acquired.sha256)
+                        let rendered = try renderer.render(source, original: acquired.fileURL,
+                                                           knownSHA256: acquired.sha256)
+                        do {
+                            try writer.add(rendered.source, variants: rendered.variants)
+                        } catch {
+                            throw SourceRenderer.Failure(failure: SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
+                        }
+                        return rendered
                     }
                 }
             }
@@ -204,41 +245,35 @@ public struct WarmPipeline: Sendable {
             return failed(failure.failure)
         case .success(let rendered):
             report.status = acquired.status
-            report.variants = rendered.reports
-            report.originalBytes = rendered.originalBytes
-            report.originalSHA256 = rendered.originalSHA256
+            report.variants = rendered.variants.map { VariantReport($0, action: rendered.action) }
+            report.originalBytes = rendered.source.byteCount
+            report.originalSHA256 = rendered.source.contentSHA256
             report.seconds = ProcessInfo.processInfo.systemUptime - started
-            logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.reports.count) variants")
-            return SourceOutcome(report: report, rendered: rendered)
+            logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.variants.count) variants")
+            return SourceOutcome(report: report)
         }
     }
+}
 
-    private func makeReport(_ outcomes: [SourceOutcome], seconds: Double) -> WarmReport {
-        var totals = WarmReport.Totals()
-        for outcome in outcomes {
-            let report = outcome.report
-            totals.sources += 1
-            totals.bytesDownloaded += report.bytesDownloaded
-            switch report.status {
-            case .failed: totals.sourcesFailed += 1
-            case .fetched: totals.fetched += 1
-            case .revalidated: totals.revalidated += 1
-            case .cached: totals.reusedFromCache += 1
-            case .local: break
-            }
-            if report.status != .failed { totals.sourcesOK += 1 }
-            totals.bytesIn += report.originalBytes ?? 0
-            for variant in report.variants {
-                totals.variants += 1
-                totals.bytesOut += variant.bytes
-                if variant.action == .encoded { totals.variantsEncoded += 1 } else { totals.variantsReused += 1 }
-            }
+extension WarmReport.Totals {
+    /// Counts one finished source.
+    mutating func add(_ report: SourceReport) {
+        sources += 1
+        bytesDownloaded += report.bytesDownloaded
+        switch report.status {
+        case .failed: sourcesFailed += 1
+        case .fetched: fetched += 1
+        case .revalidated: revalidated += 1
+        case .cached: reusedFromCache += 1
+        case .local: break
         }
-        return WarmReport(manifest: plan.manifestURL.path, output: plan.output.path,
-                          status: totals.sourcesFailed == 0 ? .ok : .partial, seconds: seconds, totals: totals,
-                          sources: outcomes.map(\.report).sorted { $0.identifier < $1.identifier },
-                          warnings: plan.warnings.map(\.description)
-                            + outcomes.flatMap { outcome in outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" } })
+        if report.status != .failed { sourcesOK += 1 }
+        bytesIn += report.originalBytes ?? 0
+        for variant in report.variants {
+            variants += 1
+            bytesOut += variant.bytes
+            if variant.action == .encoded { variantsEncoded += 1 } else { variantsReused += 1 }
+        }
     }
 }
 

@@ -16,6 +16,9 @@ public struct WarmReport: Sendable, Codable {
     public var status: Status
     public var seconds: Double
     public var totals: Totals
+    /// Every source in the report file (``WarmOptions/reportURL``). In the value
+    /// ``WarmPipeline/run()`` returns, only the sources that failed, so memory does not grow with
+    /// the manifest.
     public var sources: [SourceReport]
     /// Problems that did not fail a source: the manifest's warnings (duplicate sources, ...) and
     /// each source's (a stale original used after a network error, ...), the latter prefixed

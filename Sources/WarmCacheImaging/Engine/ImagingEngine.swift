@@ -48,7 +48,7 @@ public final class ImagingEngine: Sendable {
     /// - Parameters:
     ///   - bytes: the encoded image. It is kept (not copied) by the returned source.
     ///   - name: names the source in errors (a URL or path).
-    public func open(_ bytes: Data, name: String) throws(ImagingError) -> DecodedSource {
+    public func open(_ bytes: Data, name: String) throws(ImagingError) -> OpenedSource {
         guard bytes.count <= configuration.maxInputBytes else {
             throw ImagingError(.tooManyBytes, source: name,
                                message: "\(bytes.count) bytes exceeds the limit of \(configuration.maxInputBytes)")
@@ -59,7 +59,7 @@ public final class ImagingEngine: Sendable {
                                message: "\(info.pixelSize) is \(info.pixelSize.area) pixels, over the limit of "
                                    + "\(configuration.maxPixels)")
         }
-        return DecodedSource(name: name, info: info, bytes: bytes, engine: self)
+        return OpenedSource(name: name, info: info, bytes: bytes, engine: self)
     }
 
     /// The libvips `fail_on` level the configuration asks for.

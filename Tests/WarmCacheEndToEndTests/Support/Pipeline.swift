@@ -7,14 +7,31 @@ import WarmCacheBuilder
 enum Warm {
     static let logger = Logger(label: "warmcache-e2e") { _ in SwiftLogNoOpLogHandler() }
 
-    /// Loads `manifest`, optionally redirects its output, and runs the pipeline.
+    /// Loads `manifest`, optionally redirects its output, and runs the pipeline. The report has
+    /// every source: it is read back from the report file the run writes.
     static func run(_ manifest: URL, output: URL? = nil, options: WarmOptions) async throws
         -> Result<WarmReport, WarmError> {
         var plan = try ManifestLoader(environment: [:]).load(contentsOf: manifest)
         if let output { plan.output = output }
+        var options = options
+        let reportURL = options.reportURL ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("warm-report-\(UUID().uuidString).json")
+        options.reportURL = reportURL
+        defer { try? FileManager.default.removeItem(at: reportURL) }
+        func fullReport() throws -> WarmReport {
+            try JSONDecoder().decode(WarmReport.self, from: Data(contentsOf: reportURL))
+        }
+        let result: Result<WarmReport, WarmError>
         do {
-            return .success(try await WarmPipeline(plan: plan, options: options, logger: logger).run())
+            result = .success(try await WarmPipeline(plan: plan, options: options, logger: logger).run())
         } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success:
+            return .success(try fullReport())
+        case .failure(var error):
+            if error.report != nil { error.report = try fullReport() }
             return .failure(error)
         }
     }

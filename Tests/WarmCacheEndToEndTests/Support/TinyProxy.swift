@@ -69,10 +69,13 @@ final class TinyProxy: @unchecked Sendable {
 
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
 
+    /// Stops the proxy with SIGKILL: a child started from the test process inherits its blocked
+    /// signals, SIGTERM included, so `terminate()` would be ignored (and `waitUntilExit()` hang).
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        guard process.isRunning else { return }
+        sendSignal(SIGKILL, to: process.processIdentifier)
+        for _ in 0..<1000 where process.isRunning {
+            usleep(10_000)
         }
     }
 

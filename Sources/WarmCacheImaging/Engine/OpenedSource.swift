@@ -1,11 +1,12 @@
 import Foundation
 import WarmCache
 
-/// An opened source: its header is read and checked against the limits; its pixels are
-/// decoded by each render call (once per call, however many variants it asks for).
+/// A source opened by ``ImagingEngine/open(_:name:)``: only its header has been read and checked
+/// against the limits; no pixel is decoded yet. Each render call decodes it (once per call,
+/// however many variants it asks for).
 ///
 /// A value type holding the encoded bytes, so it can be handed to another task.
-public struct DecodedSource: Sendable {
+public struct OpenedSource: Sendable {
     /// The name given to ``ImagingEngine/open(_:name:)``, used in errors.
     public let name: String
     public let info: SourceImageInfo
