@@ -26,9 +26,9 @@ struct Invocation: Equatable {
     /// starting with `-` is a flag). Kept in step with Sources/warm-cache; a test checks the
     /// names against `warm-cache <subcommand> --help`.
     static let valueOptions: [String: Set<String>] = [
-        "warm": ["-o", "--output", "--cache-dir", "--report", "--max-age", "--concurrency", "-j", "--jobs"],
+        "warm": ["-o", "--output", "--cache-dir", "--report", "--html", "--max-age", "--concurrency", "-j", "--jobs"],
         "plan": [],
-        "inspect": ["--largest"],
+        "inspect": ["--largest", "--html"],
         "verify": [],
         "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--manifest"],
     ]

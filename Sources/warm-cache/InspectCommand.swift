@@ -7,7 +7,12 @@ struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries.",
-        discussion: "With --list: every source with its variants (key, pixel size, format, bytes); add --json for JSON.")
+        discussion: """
+            With --list: every source with its variants (key, pixel size, format, bytes); add --json \
+            for JSON. With --html FILE, also write a contact sheet: one page that shows every source \
+            and variant as the real image, with placeholders and totals. It links to the bundle's files \
+            by relative path: keep the page beside the bundle when moving it.
+            """)
 
     @Argument(help: "The bundle directory (…/Name.warmcache).", completion: .directory)
     var bundle: String
@@ -21,7 +26,15 @@ struct InspectCommand: ParsableCommand {
     @Flag(help: "Print the report (or the --list) as JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("Also write a contact sheet (an HTML page of every image) to this file.",
+                               valueName: "file.html"))
+    var html: String?
+
     func run() throws {
+        if let html {
+            try ContactSheetOutput.write(ContactSheet(bundleURL: URL(fileURLWithPath: bundle)), to: html,
+                                         quiet: json)
+        }
         let inspector = BundleInspector(bundleURL: URL(fileURLWithPath: bundle))
         if list {
             try printListing(inspector)

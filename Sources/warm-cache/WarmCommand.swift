@@ -27,6 +27,11 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(help: "Write a JSON report of every source and variant to this file.")
     var report: String?
 
+    @Option(help: ArgumentHelp("Write a contact sheet of the bundle and this run's failures to this file.",
+                               discussion: "An HTML page of every image; see `inspect --html`.",
+                               valueName: "file.html"))
+    var html: String?
+
     @Flag(help: "Write nothing if any source fails.")
     var strict = false
 
@@ -82,6 +87,7 @@ struct WarmCommand: AsyncParsableCommand {
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
+                try writeContactSheet(partial, bundle: nil)
                 printFailures(partial)
             }
             Console.error(error.message)
@@ -94,6 +100,7 @@ struct WarmCommand: AsyncParsableCommand {
         if !logging.quiet {
             printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
+        try writeContactSheet(result, bundle: plan.output)
         printFailures(result)
         if result.status != .ok {
             throw ExitCodes.someSourcesFailed
@@ -127,6 +134,13 @@ struct WarmCommand: AsyncParsableCommand {
             return String(cString: strerror(Int32(underlying.code)))
         }
         return nsError.localizedDescription
+    }
+
+    /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's failures.
+    private func writeContactSheet(_ value: WarmReport, bundle: URL?) throws {
+        guard let html else { return }
+        try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init)),
+                                     to: html, quiet: logging.quiet)
     }
 
     private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {
