@@ -90,9 +90,9 @@ import Darwin
                                         in: scratch.url)
             let seconds = Date().timeIntervalSince(started)
             #expect(run.status == 3, "\(run)")
-            // The whole run, process start and one encode included; the dead host itself costs
-            // milliseconds (no retries, no waiting out timeouts). Generous for a busy machine.
-            #expect(seconds < 30, "took \(seconds) s")
+            // The whole run, process start and one encode included; the dead host costs one connect
+            // timeout (5 s) at most, not retries x sources. Generous for a busy machine.
+            #expect(seconds < 60, "took \(seconds) s")
 
             // -q: only failures, each once, on one line naming the URL once; nothing on stdout.
             #expect(run.stdout.isEmpty, "\(run)")
@@ -114,7 +114,8 @@ import Darwin
                 #expect(source.failure?.attempts == 1)
             }
             let slowest = deadSources.map(\.seconds).max() ?? 0
-            #expect(slowest < 10, "a dead-host source took \(slowest) s")
+            // One connect timeout (5 s by default) at most, the others at once; slack for a busy machine.
+            #expect(slowest < 20, "a dead-host source took \(slowest) s")
             print("dead host: 20 sources on a refused port; slowest failed in \(String(format: "%.3f", slowest)) s; "
                 + "whole CLI run \(String(format: "%.2f", seconds)) s")
         }

@@ -41,7 +41,7 @@ import WarmCacheTestSupport
             let report = try JSONDecoder().decode(WarmReport.self, from: Data(contentsOf: scratch.path("bad.json")))
             let failure = try #require(report.sources.first?.failure)
             #expect(failure.kind == .proxy, "\(failure)")
-            #expect(failure.message.contains("credentials"), "\(failure)")
+            #expect(failure.message.contains("user and password"), "\(failure)")
             #expect(!String(decoding: try Data(contentsOf: scratch.path("bad.json")), as: UTF8.self).contains(wrong))
             #expect(!proxy.log.contains(password) && !proxy.log.contains(wrong))
 

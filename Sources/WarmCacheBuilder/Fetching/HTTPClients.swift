@@ -27,9 +27,9 @@ struct HTTPClients: Sendable {
                     .basic(username: $0.unredactedValue, password: proxy.password?.unredactedValue ?? "")
                 })
             }
-            // A connection that cannot be made fails its request at once: the fetcher decides
-            // what to do (the pool's own retries would wait out the whole request deadline).
-            clientConfiguration.connectionPool.retryConnectionEstablishment = false
+            // The pool retries a failed connection (with backoff) until the connect timeout, which
+            // absorbs a slow moment; a host still refusing then fails its request with that error,
+            // which the fetcher does not retry (and remembers for the host's other downloads).
             return HTTPClient(
                 eventLoopGroup: HTTPClient.defaultEventLoopGroup,
                 configuration: clientConfiguration,
