@@ -30,7 +30,7 @@ struct Invocation: Equatable {
         "plan": [],
         "inspect": ["--largest", "--html"],
         "verify": [],
-        "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--manifest"],
+        "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors", "--manifest"],
     ]
 
     /// The arguments for `warm-cache`.

@@ -31,6 +31,12 @@ struct LookupCommand: ParsableCommand {
     @Option(help: "Only variants the manifest listed under this preset.")
     var preset: String?
 
+    @Option(help: ArgumentHelp(
+        "Processed variants: 'none' (unprocessed only; the default without --preset), 'any', or exact tokens "
+            + "as in cache keys, e.g. 'round(24)' or 'grayscale,blur(2)'.",
+        valueName: "none|any|tokens"))
+    var processors: String?
+
     @Option(help: ArgumentHelp("The manifest, to suggest a source's identifier when a miss names a file it lists.",
                                discussion: "Default: the conventional manifest in the current directory, if any."))
     var manifest: String?
@@ -62,6 +68,7 @@ struct LookupCommand: ParsableCommand {
         if let fit, FitMode.Kind(rawValue: fit) == nil {
             throw ValidationError("--fit '\(fit)' is not one of: inside, cover, fill, contain")
         }
+        _ = try processorFilter()
     }
 
     func run() throws {
@@ -69,7 +76,8 @@ struct LookupCommand: ParsableCommand {
         do {
             let cache = try CacheBundle(contentsOf: URL(fileURLWithPath: bundle))
             let hit = try cache.bestImage(for: source, size: try pointSize(), scale: scale, accepting: try formats(),
-                                          fit: fit.flatMap(FitMode.Kind.init(rawValue:)), preset: preset)
+                                          fit: fit.flatMap(FitMode.Kind.init(rawValue:)), processors: try processorFilter(),
+                                          preset: preset)
             let placeholder = try cache.placeholder(for: SourceIdentifier(source))
             answer = Answer(hit: hit != nil, path: hit?.fileURL.path, format: hit?.format.rawValue,
                             pixelWidth: hit?.pixelSize.width, pixelHeight: hit?.pixelSize.height, bytes: hit?.byteCount,
@@ -113,9 +121,15 @@ struct LookupCommand: ParsableCommand {
             let has = Set(all.map(\.format.rawValue)).sorted().joined(separator: ", ")
             return ("none of its \(all.count) variants is in an accepted format (it has \(has)); add one to --accept", nil)
         }
-        if fit != nil || preset != nil,
-           try cache.bestImage(for: identifier, size: try pointSize(), scale: scale, accepting: try formats()) != nil {
-            let filters = [fit.map { "--fit \($0)" }, preset.map { "--preset \($0)" }].compactMap { $0 }
+        // Which filter excluded everything: drop them to see whether anything is left.
+        if try cache.bestImage(for: identifier, size: try pointSize(), scale: scale, accepting: try formats(),
+                               processors: .any) != nil {
+            var filters = [fit.map { "--fit \($0)" }, preset.map { "--preset \($0)" }].compactMap { $0 }
+            let processorFilter = try processorFilter()
+            if processorFilter != .any, preset == nil || processors != nil {
+                filters.append(processors.map { "--processors \($0)" }
+                    ?? "the default --processors none (its variants are processed; pass --processors any or a --preset)")
+            }
             return ("\(filters.joined(separator: " and ")) excluded all its variants in \(accept)", nil)
         }
         return ("none of its \(all.count) variants matches the request", nil)
@@ -146,6 +160,20 @@ struct LookupCommand: ParsableCommand {
             throw ValidationError("--size '\(size)' must be WIDTHxHEIGHT in points, e.g. 100x100 or 320x0")
         }
         return PointSize(width: width, height: height)
+    }
+
+    private func processorFilter() throws -> ProcessorFilter? {
+        switch processors {
+        case nil: return nil
+        case "none", "-": return .unprocessed
+        case "any": return .any
+        case let tokens?:
+            guard let list = Processor.parseList(tokens) else {
+                throw ValidationError("--processors '\(tokens)' is not 'none', 'any' or processor tokens as written "
+                                      + "in cache keys, e.g. 'round(24)' or 'grayscale,blur(2)'")
+            }
+            return .exactly(list)
+        }
     }
 
     private func formats() throws -> [ImageFormat] {

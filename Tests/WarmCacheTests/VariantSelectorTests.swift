@@ -23,7 +23,7 @@ struct VariantSelectorTests {
     }
 
     func select(_ width: Double, _ height: Double, scale: Double, accepting: [ImageFormat] = [.webp, .jpeg],
-                fit: FitMode.Kind? = nil, processors: [Processor]? = nil) -> String? {
+                fit: FitMode.Kind? = nil, processors: ProcessorFilter = .unprocessed) -> String? {
         VariantSelector(size: PointSize(width: width, height: height), scale: scale, accepting: accepting,
                         fit: fit, processors: processors).select(from: Self.records)?.cacheKey
     }
@@ -57,16 +57,18 @@ struct VariantSelectorTests {
     @Test("cover variants must cover both sides")
     func coverNeedsBothSides() {
         let selector = VariantSelector(size: PointSize(width: 48, height: 48), scale: 3, accepting: [.png],
-                                       fit: nil, processors: nil)
+                                       fit: nil, processors: .any)
         #expect(selector.covers(Self.records.last!))
         let wider = VariantSelector(size: PointSize(width: 49, height: 40), scale: 3, accepting: [.png],
-                                    fit: nil, processors: nil)
+                                    fit: nil, processors: .any)
         #expect(!wider.covers(Self.records.last!))
     }
 
-    @Test("fit and processor filters")
+    @Test("a plain lookup never answers with a processed variant; .any and named processors do")
     func filters() {
-        #expect(select(48, 48, scale: 3, accepting: [.png, .webp]) == "avatar-3")
+        #expect(select(48, 48, scale: 3, accepting: [.png, .webp]) == "card-2-webp")
+        #expect(select(48, 48, scale: 3, accepting: [.png]) == nil)
+        #expect(select(48, 48, scale: 3, accepting: [.png, .webp], processors: .any) == "avatar-3")
         #expect(select(48, 48, scale: 3, accepting: [.png, .webp], processors: []) == "card-2-webp")
         #expect(select(48, 48, scale: 3, accepting: [.png, .webp], fit: .inside) == "card-2-webp")
         #expect(select(48, 48, scale: 3, accepting: [.png, .webp], processors: [.roundCorners(radius: 24)])

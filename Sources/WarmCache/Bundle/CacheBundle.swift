@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A baked WarmCache bundle, opened read-only: ask it for the best image for a URL at a size.
 ///
@@ -38,11 +43,14 @@ public final class CacheBundle: Sendable {
     /// Recently read blobs. Shared by every ``CachedImage`` this bundle returns.
     public let memoryCache: BlobMemoryCache
     private let pool: ConnectionPool
+    /// `url.path`, for building blob paths without `URL` arithmetic on every lookup.
+    private let bundlePath: String
 
     /// Opens the bundle at `url` (a `<Name>.warmcache` directory) and checks its format version.
     /// - Throws: ``CacheBundleError``: `bundleNotFound`, `notABundle`, `corruptIndex`, `unsupportedVersion`.
     public init(contentsOf url: URL, configuration: Configuration = Configuration()) throws {
         self.url = url
+        bundlePath = url.standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw CacheBundleError(.bundleNotFound, bundleURL: url)
@@ -55,6 +63,10 @@ public final class CacheBundle: Sendable {
         do {
             connection = try SQLiteConnection(path: indexURL.path, readOnly: true)
             info = try CacheBundle.readInfo(connection, bundleURL: url)
+            // Preparing the lookups checks the tables and columns they read, once, at open.
+            for sql in [Self.variantsOfSource, Self.variantsOfSourceInPreset, Self.variantByKey] {
+                _ = try connection.statement(sql)
+            }
         } catch let error as SQLiteError {
             throw CacheBundleError(.corruptIndex, bundleURL: url, detail: error.description)
         }
@@ -68,15 +80,18 @@ public final class CacheBundle: Sendable {
     /// The best image for `url` shown at `size` points on a screen of `scale`, in a format the caller
     /// decodes, or `nil` if the bundle has none. See ``VariantSelector`` for the rules; in short: the
     /// smallest variant that covers `size x scale` pixels, else the largest there is; ties go to the
-    /// earlier format in `accepting`.
+    /// earlier format in `accepting`. A variant whose blob is not on disk with its size is never the answer.
     ///
     /// - Parameters:
     ///   - fit: only variants of this fit mode (any when `nil`).
-    ///   - processors: only variants with exactly these processors (any when `nil`; `[]` for unprocessed ones).
-    ///   - preset: only variants the manifest listed under this preset name (any when `nil`).
+    ///   - processors: which processed variants may answer. `nil` (the default) means unprocessed ones
+    ///     only, unless `preset` is given, then any the preset lists; pass `.any` for any variant,
+    ///     `[.roundCorners(radius: 24)]` for exactly those processors.
+    ///   - preset: only variants the manifest listed under this preset name (`(entry)` for those an
+    ///     image entry described itself); any when `nil`.
     public func bestImage(for url: URL, size: PointSize, scale: Double,
                           accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
-                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+                          processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         try bestImage(for: SourceIdentifier(url.absoluteString), size: size, scale: scale, accepting: accepting,
                       fit: fit, processors: processors, preset: preset)
     }
@@ -84,7 +99,7 @@ public final class CacheBundle: Sendable {
     /// The same, for a source named by a string: a URL (normalised) or a manifest path or `key:` (verbatim).
     public func bestImage(for source: String, size: PointSize, scale: Double,
                           accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
-                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+                          processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         try bestImage(for: SourceIdentifier(source), size: size, scale: scale, accepting: accepting,
                       fit: fit, processors: processors, preset: preset)
     }
@@ -92,31 +107,58 @@ public final class CacheBundle: Sendable {
     /// The same, for a source identifier.
     public func bestImage(for source: SourceIdentifier, size: PointSize, scale: Double,
                           accepting: [ImageFormat], fit: FitMode.Kind? = nil,
-                          processors: [Processor]? = nil, preset: String? = nil) throws -> CachedImage? {
+                          processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         let selector = VariantSelector(size: size, scale: scale, accepting: accepting, fit: fit,
-                                       processors: processors)
-        return try selector.select(from: records(for: source, preset: preset)).map(makeImage)
+                                       processors: processors ?? (preset == nil ? .unprocessed : .any))
+        var records = try records(for: source, preset: preset)
+        while let chosen = selector.select(from: records) {
+            if let image = presentImage(chosen) { return image }
+            records.removeAll { $0.cacheKey == chosen.cacheKey }
+        }
+        return nil
     }
 
-    /// The variant with exactly this key, or `nil`.
+    /// The variant with exactly this key, or `nil` if the index has no such key.
+    /// - Throws: ``CacheBundleError``: `corruptIndex` naming the bad column if the row breaks the
+    ///   format's rules, `blobMissing` if its blob is not on disk with its size.
     public func image(for key: VariantKey) throws -> CachedImage? {
         try image(forCacheKey: key.rawValue)
     }
 
-    /// The variant with exactly this canonical key text, or `nil`.
+    /// The variant with exactly this canonical key text, or `nil`; throws as ``image(for:)``.
     public func image(forCacheKey cacheKey: String) throws -> CachedImage? {
-        try query { connection in
-            let statement = try connection.statement(
-                "SELECT \(VariantRecord.columns) FROM variants v WHERE v.cache_key = ?")
+        let decoded = try query { connection -> Result<(record: VariantRecord, sourceID: Int), IndexProblem>? in
+            let statement = try connection.statement(Self.variantByKey)
             try statement.bind(.text(cacheKey))
             guard try statement.step() else { return nil }
-            return VariantRecord(statement: statement).map(makeImage)
+            return IndexValidation.decodeVariant(statement)
+        }
+        switch decoded {
+        case nil:
+            return nil
+        case .failure(let problem):
+            throw CacheBundleError(.corruptIndex, bundleURL: url, detail: problem.description)
+        case .success(let row):
+            guard let image = presentImage(row.record) else {
+                throw CacheBundleError(.blobMissing(path: row.record.objectPath), bundleURL: url,
+                                       detail: "run warm-cache warm on the manifest to write it again")
+            }
+            return image
         }
     }
 
-    /// Every variant of a source, ordered by cache key.
+    /// Every variant of a source whose row is valid and whose blob is on disk, ordered by cache key.
     public func images(for source: SourceIdentifier) throws -> [CachedImage] {
-        try records(for: source, preset: nil).sorted { $0.cacheKey < $1.cacheKey }.map(makeImage)
+        try records(for: source, preset: nil)
+            .sorted { $0.cacheKey.utf8.lexicographicallyPrecedes($1.cacheKey.utf8) }
+            .compactMap(presentImage)
+    }
+
+    /// Every problem of the index, read as untrusted input: rows lookups skip (wrong types, NULLs,
+    /// bad hashes, absurd sizes, unknown formats, keys that do not belong to their source) and
+    /// missing tables or columns. Reads the whole index; empty for a bundle `warm-cache` wrote.
+    public func indexProblems() throws -> [IndexProblem] {
+        try query { try IndexValidation.problems(in: $0) }
     }
 
     /// The placeholder stored for a source, or `nil` if the bundle has none for it.
@@ -133,8 +175,10 @@ public final class CacheBundle: Sendable {
                 """)
             try statement.bind(.text(source.rawValue))
             guard try statement.step() else { return nil }
-            let placeholder = ImagePlaceholder(thumbHash: statement.blob(0), blurHash: statement.optionalText(1),
-                                               averageColor: statement.optionalText(2).flatMap(RGBAColor.init(hex:)))
+            let placeholder = ImagePlaceholder(
+                thumbHash: statement.storage(0) == .blob ? statement.blob(0) : nil,
+                blurHash: statement.textBytes(1).map { String(decoding: $0, as: UTF8.self) },
+                averageColor: statement.textBytes(2).flatMap { RGBAColor(hex: String(decoding: $0, as: UTF8.self)) })
             return placeholder.isEmpty ? nil : placeholder
         }
     }
@@ -150,34 +194,44 @@ public final class CacheBundle: Sendable {
 
     // MARK: Internals
 
+    /// A source's variants: the key range of its escaped identifier (one scan of the primary key),
+    /// kept only if `source_id` agrees. Rows that break the format's rules are skipped.
+    static let variantsOfSource = """
+        SELECT \(IndexValidation.variantColumns) FROM variants v
+        WHERE v.cache_key >= ?1 AND v.cache_key < ?2 AND v.source_id = (SELECT id FROM sources WHERE source = ?3)
+        """
+    static let variantsOfSourceInPreset = variantsOfSource + """
+
+        AND EXISTS (SELECT 1 FROM variant_presets p WHERE p.preset = ?4 AND p.cache_key = v.cache_key)
+        """
+    static let variantByKey = "SELECT \(IndexValidation.variantColumns) FROM variants v WHERE v.cache_key = ?"
+
     private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
-        try query { connection in
+        let escaped = VariantKey.escape(source.rawValue)
+        return try query { connection in
             let statement: SQLiteStatement
             if let preset {
-                statement = try connection.statement("""
-                    SELECT \(VariantRecord.columns) FROM variants v
-                    JOIN sources s ON s.id = v.source_id
-                    JOIN variant_presets p ON p.cache_key = v.cache_key
-                    WHERE s.source = ? AND p.preset = ?
-                    """)
-                try statement.bind(.text(source.rawValue), .text(preset))
+                statement = try connection.statement(Self.variantsOfSourceInPreset)
+                try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue), .text(preset))
             } else {
-                statement = try connection.statement("""
-                    SELECT \(VariantRecord.columns) FROM variants v
-                    JOIN sources s ON s.id = v.source_id WHERE s.source = ?
-                    """)
-                try statement.bind(.text(source.rawValue))
+                statement = try connection.statement(Self.variantsOfSource)
+                try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue))
             }
             var records: [VariantRecord] = []
             while try statement.step() {
-                if let record = VariantRecord(statement: statement) { records.append(record) }
+                if case .success(let row) = IndexValidation.decodeVariant(statement) { records.append(row.record) }
             }
             return records
         }
     }
 
-    private func makeImage(_ record: VariantRecord) -> CachedImage {
-        CachedImage(record: record, bundleURL: url, memoryCache: memoryCache)
+    /// The answer for a record, if its blob is on disk as a regular file of the recorded size.
+    private func presentImage(_ record: VariantRecord) -> CachedImage? {
+        let path = bundlePath + "/" + record.objectPath
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
+        else { return nil }
+        return CachedImage(record: record, path: path, bundleURL: url, memoryCache: memoryCache)
     }
 
     /// Runs a read on a pooled connection, turning SQLite failures into `corruptIndex`.

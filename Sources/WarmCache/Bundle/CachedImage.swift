@@ -20,14 +20,15 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
     private let memoryCache: BlobMemoryCache
     private let bundleURL: URL
 
-    init(record: VariantRecord, bundleURL: URL, memoryCache: BlobMemoryCache) {
+    /// `path` is the blob's absolute path, checked by the bundle to be a file inside it.
+    init(record: VariantRecord, path: String, bundleURL: URL, memoryCache: BlobMemoryCache) {
         cacheKey = record.cacheKey
         format = record.format
         pixelSize = record.pixelSize
         byteCount = record.byteCount
         sha256 = record.sha256
         hasAlpha = record.hasAlpha
-        fileURL = bundleURL.appendingPathComponent(BundleFormat.objectPath(sha256: record.sha256, format: record.format))
+        fileURL = URL(fileURLWithPath: path, isDirectory: false)
         self.memoryCache = memoryCache
         self.bundleURL = bundleURL
     }

@@ -4,16 +4,21 @@
 /// `HTTPS://CDN.example.com:443/a.jpg#top` finds what the manifest listed as
 /// `https://cdn.example.com/a.jpg`.
 ///
-/// URL normalisation (for `http` and `https`):
-/// - scheme and host are lowercased; the default port (80, 443) is dropped;
-/// - the fragment is dropped (servers never see it);
-/// - an empty path becomes `/`;
-/// - percent-escapes use uppercase hex, and escapes of unreserved characters
-///   (`A–Z a–z 0–9 - . _ ~`) are decoded;
-/// - the query is kept as written, including parameter order (servers may care).
+/// URL normalisation (`docs/bundle-format.md`, "Source identifiers", is the reference). A string
+/// is a URL when the text before its first `://` is `http` or `https` in any ASCII case; then:
+/// - the scheme is lowercased; everything from the first `#` on (the fragment) is dropped;
+/// - the authority runs to the first `/` or `?`; userinfo (up to its last `@`) is kept as written;
+/// - the host's ASCII letters are lowercased, other bytes kept (IDN hosts are not converted to
+///   `xn--` form: write them that way);
+/// - a port of ASCII digits is kept as a number without leading zeros, dropped when it is the
+///   scheme's default (80, 443) or empty;
+/// - an empty path becomes `/`; dot segments (`.`, `..`) are kept as written;
+/// - in path and query, percent-escapes get uppercase hex, escapes of unreserved characters
+///   (`A–Z a–z 0–9 - . _ ~`) are decoded, and bytes 0x00–0x20 and 0x7F–0xFF are escaped.
 ///
-/// Any other string (a local path as written in the manifest, or a `key:` such as
-/// `asset://coffee`) is used exactly as given.
+/// A string whose authority is empty, whose host is empty, or whose port is not 0–65535 in ASCII
+/// digits is not a URL. Any other string (a local path as written in the manifest, or a `key:`
+/// such as `asset://coffee`) is used exactly as given.
 public struct SourceIdentifier: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The canonical text stored in `sources.source`.
     public let rawValue: String
@@ -36,49 +41,68 @@ public struct SourceIdentifier: Hashable, Sendable, Comparable, CustomStringConv
 
     /// Returns the normalised form of an absolute http(s) URL, or `nil` if `text` is not one.
     public static func normalize(_ text: String) -> String? {
-        guard let schemeEnd = text.range(of: "://") else { return nil }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else { return nil }
-        var rest = Substring(text[schemeEnd.upperBound...])
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = String(rest[..<authorityEnd])
-        var pathAndQuery = String(rest[authorityEnd...])
-        guard !authority.isEmpty else { return nil }
-
-        // Userinfo is kept verbatim; host is lowercased; default port removed.
-        var userinfo = ""
-        if let at = authority.lastIndex(of: "@") {
-            userinfo = String(authority[...at])
-            authority = String(authority[authority.index(after: at)...])
-        }
-        var host = authority
-        var port = ""
-        if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
-            host = String(authority[..<colon])
-            port = String(authority[authority.index(after: colon)...])
-            guard port.allSatisfy(\.isNumber) else { return nil }
-        }
-        guard !host.isEmpty else { return nil }
-        host = host.lowercased()
-        if port.isEmpty || (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-            port = ""
-        } else {
-            port = ":" + String(Int(port) ?? 0)
-        }
-
-        if pathAndQuery.isEmpty || pathAndQuery.first == "?" { pathAndQuery = "/" + pathAndQuery }
-        return scheme + "://" + userinfo + host + port + normalizeEscapes(pathAndQuery)
+        var text = text
+        return text.withUTF8 { normalize(bytes: $0) }
     }
 
-    private static func normalizeEscapes(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
+    private static func normalize(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/")
+        var schemeEnd: Int?
         var index = 0
-        while index < bytes.count {
+        while index + 2 < bytes.count {
+            if bytes[index] == colon, bytes[index + 1] == slash, bytes[index + 2] == slash { schemeEnd = index; break }
+            index += 1
+        }
+        guard let schemeEnd else { return nil }
+        let scheme = String(decoding: bytes[..<schemeEnd].map(asciiLowercased), as: UTF8.self)
+        guard scheme == "http" || scheme == "https" else { return nil }
+
+        var end = bytes.count
+        if let hash = bytes[(schemeEnd + 3)...].firstIndex(of: UInt8(ascii: "#")) { end = hash }
+        let rest = bytes[(schemeEnd + 3)..<end]
+        let authorityEnd = rest.firstIndex { $0 == slash || $0 == UInt8(ascii: "?") } ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        guard !authority.isEmpty else { return nil }
+
+        var out: [UInt8] = Array(scheme.utf8) + [colon, slash, slash]
+        out.reserveCapacity(bytes.count + 8)
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
+            out += authority[...at]
+            authority = authority[(at + 1)...]
+        }
+        var host = authority
+        var portDigits: ArraySlice<UInt8> = []
+        if let portColon = authority.lastIndex(of: colon), !authority[portColon...].contains(UInt8(ascii: "]")) {
+            host = authority[..<portColon]
+            portDigits = ArraySlice(authority[(portColon + 1)...])
+        }
+        guard !host.isEmpty else { return nil }
+        out += host.map(asciiLowercased)
+        guard portDigits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        let significant = portDigits.drop { $0 == UInt8(ascii: "0") }
+        if !portDigits.isEmpty {
+            guard significant.count <= 5 else { return nil }
+            let number = significant.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            guard number <= 65_535 else { return nil }
+            let isDefault = (scheme == "http" && number == 80) || (scheme == "https" && number == 443)
+            if !isDefault { out += Array(":\(number)".utf8) }
+        }
+
+        let pathAndQuery = rest[authorityEnd...]
+        if pathAndQuery.first != slash { out.append(slash) }
+        appendNormalizingEscapes(pathAndQuery, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+
+    private static func appendNormalizingEscapes(_ bytes: UnsafeBufferPointer<UInt8>.SubSequence, to out: inout [UInt8]) {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+            if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
                 let decoded = high << 4 | low
                 if isUnreserved(decoded) {
@@ -88,12 +112,15 @@ public struct SourceIdentifier: Hashable, Sendable, Comparable, CustomStringConv
                     out.append(contentsOf: String(format2: decoded).utf8)
                 }
                 index += 3
+            } else if byte <= 0x20 || byte >= 0x7F {
+                out.append(UInt8(ascii: "%"))
+                out.append(contentsOf: String(format2: byte).utf8)
+                index += 1
             } else {
                 out.append(byte)
                 index += 1
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

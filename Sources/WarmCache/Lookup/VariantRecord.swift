@@ -1,29 +1,20 @@
-/// One row of `variants`, as much of it as selection needs.
-struct VariantRecord: Sendable, Hashable {
-    let cacheKey: String
-    let fit: FitMode.Kind
-    let format: ImageFormat
-    let processors: String
-    let pixelSize: PixelSize
-    let byteCount: Int
-    let sha256: String
-    let hasAlpha: Bool
+/// One checked row of `variants`: as much of it as selection and answers need.
+///
+/// Built only by ``IndexValidation/decodeVariant(_:)``, so its hash is a valid blob name and its
+/// sizes are sane.
+package struct VariantRecord: Sendable, Hashable {
+    package let cacheKey: String
+    package let fit: FitMode.Kind
+    package let format: ImageFormat
+    /// The `processors` column: `-`, or tokens joined by `,`.
+    package let processors: String
+    package let pixelSize: PixelSize
+    package let byteCount: Int
+    package let sha256: String
+    package let hasAlpha: Bool
 
-    /// Columns in the order ``init(statement:)`` reads them.
-    static let columns = "v.cache_key, v.fit, v.format, v.processors, v.pixel_width, v.pixel_height, "
-        + "v.byte_count, v.blob_sha256, v.has_alpha"
-
-    /// Reads a row selected with ``columns``; `nil` for a row with a format or fit this reader does not know.
-    init?(statement: SQLiteStatement) {
-        guard let fit = FitMode.Kind(rawValue: statement.text(1)),
-              let format = ImageFormat(rawValue: statement.text(2)) else { return nil }
-        self.init(cacheKey: statement.text(0), fit: fit, format: format, processors: statement.text(3),
-                  pixelSize: PixelSize(width: statement.int(4), height: statement.int(5)),
-                  byteCount: statement.int(6), sha256: statement.text(7), hasAlpha: statement.int(8) != 0)
-    }
-
-    init(cacheKey: String, fit: FitMode.Kind, format: ImageFormat, processors: String, pixelSize: PixelSize,
-         byteCount: Int, sha256: String, hasAlpha: Bool) {
+    package init(cacheKey: String, fit: FitMode.Kind, format: ImageFormat, processors: String, pixelSize: PixelSize,
+                 byteCount: Int, sha256: String, hasAlpha: Bool) {
         self.cacheKey = cacheKey
         self.fit = fit
         self.format = format
@@ -32,5 +23,15 @@ struct VariantRecord: Sendable, Hashable {
         self.byteCount = byteCount
         self.sha256 = sha256
         self.hasAlpha = hasAlpha
+    }
+
+    /// How many processors the variant applies (0 for `-`).
+    package var processorCount: Int {
+        processors == "-" ? 0 : processors.utf8.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+    }
+
+    /// The blob's path relative to the bundle.
+    package var objectPath: String {
+        BundleFormat.objectPath(sha256: sha256, format: format)
     }
 }

@@ -1,31 +1,32 @@
 /// Chooses the best variant for a display request. Pure logic, no I/O.
 ///
-/// The rules, in order:
-/// 1. Candidates are the variants whose format the caller accepts (and that pass the fit and
-///    processor filters, when given).
-/// 2. A variant *covers* the request when showing it at the requested pixel size
-///    (points x scale) needs no upscaling: for `inside` and `contain` variants (shown aspect-fit),
-///    when it reaches the box in its limiting dimension; for `cover` and `fill` variants
-///    (shown aspect-fill), when it is at least the box in both dimensions. A box side of 0 is
-///    unconstrained.
-/// 3. If any candidate covers, the smallest covering one (by pixel area) wins; otherwise the
-///    largest candidate wins (the best the bundle has).
-/// 4. Ties of equal pixel size go to the caller's earlier-listed format, then to fewer
-///    processors, then to fewer bytes, then to the lower cache key (so the answer is stable).
+/// `docs/bundle-format.md` ("Finding the best image") is the reference; in short:
+/// 1. The request is `rw = W·s` by `rh = H·s` pixels. A side that is not a finite positive number
+///    is 0, which leaves it unconstrained; a scale that is not finite and positive is 1.
+/// 2. Candidates are the variants whose format the caller accepts and that pass the fit and
+///    processor filters (a plain lookup takes unprocessed variants only).
+/// 3. A candidate *covers* the request when it is at least `rw` wide (or `rw` is 0) and at least
+///    `rh` tall (or `rh` is 0); an `inside` or `contain` variant, shown aspect-fit, also covers a
+///    request with both sides set when it reaches either of them.
+/// 4. If any candidate covers, the smallest covering one by pixel area wins; otherwise the
+///    largest. Equal areas go, in both cases, to the caller's earlier-listed format, then to fewer
+///    processors, then to fewer bytes, then to the lower cache key (by UTF-8 bytes).
 struct VariantSelector: Sendable {
     let pixelWidth: Double
     let pixelHeight: Double
     let accepting: [ImageFormat]
     let fit: FitMode.Kind?
+    /// The `processors` value a candidate must have; `nil` for any.
     let processors: String?
 
-    init(size: PointSize, scale: Double, accepting: [ImageFormat], fit: FitMode.Kind?, processors: [Processor]?) {
-        let scale = scale > 0 ? scale : 1
-        self.pixelWidth = max(0, size.width) * scale
-        self.pixelHeight = max(0, size.height) * scale
+    init(size: PointSize, scale: Double, accepting: [ImageFormat], fit: FitMode.Kind?, processors: ProcessorFilter) {
+        func side(_ value: Double) -> Double { value.isFinite && value > 0 ? value : 0 }
+        let scale = scale.isFinite && scale > 0 ? scale : 1
+        self.pixelWidth = side(size.width) * scale
+        self.pixelHeight = side(size.height) * scale
         self.accepting = accepting
         self.fit = fit
-        self.processors = processors.map(Processor.token(for:))
+        self.processors = processors.requiredToken
     }
 
     func select(from records: [VariantRecord]) -> VariantRecord? {
@@ -57,7 +58,7 @@ struct VariantSelector: Sendable {
             return wideEnough && tallEnough
         case .inside, .contain:
             if pixelWidth == 0 || pixelHeight == 0 { return wideEnough && tallEnough }
-            return (width >= pixelWidth) || (height >= pixelHeight)
+            return width >= pixelWidth || height >= pixelHeight
         }
     }
 
@@ -79,10 +80,10 @@ struct VariantSelector: Sendable {
         let candidateRank = accepting.firstIndex(of: candidate.format) ?? .max
         let currentRank = accepting.firstIndex(of: current.format) ?? .max
         if candidateRank != currentRank { return candidateRank < currentRank }
-        let candidateProcessors = candidate.processors == "-" ? 0 : candidate.processors.split(separator: ",").count
-        let currentProcessors = current.processors == "-" ? 0 : current.processors.split(separator: ",").count
+        let candidateProcessors = candidate.processorCount
+        let currentProcessors = current.processorCount
         if candidateProcessors != currentProcessors { return candidateProcessors < currentProcessors }
         if candidate.byteCount != current.byteCount { return candidate.byteCount < current.byteCount }
-        return candidate.cacheKey < current.cacheKey
+        return candidate.cacheKey.utf8.lexicographicallyPrecedes(current.cacheKey.utf8)
     }
 }

@@ -71,6 +71,30 @@ package final class SQLiteStatement {
         sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 
+    /// The storage class of a column in the current row: what the file holds, whatever the schema says.
+    package func storage(_ column: Int32) -> SQLiteStorage {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        case SQLITE_BLOB: return .blob
+        default: return .null
+        }
+    }
+
+    /// The integer in a column, or `nil` unless the row stores an INTEGER there.
+    package func strictInt(_ column: Int32) -> Int? {
+        sqlite3_column_type(handle, column) == SQLITE_INTEGER ? Int(sqlite3_column_int64(handle, column)) : nil
+    }
+
+    /// The UTF-8 bytes of a TEXT column, without copying; valid until the statement steps or resets.
+    /// `nil` unless the row stores TEXT there.
+    package func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT,
+              let pointer = sqlite3_column_text(handle, column) else { return nil }
+        return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     package func int(_ column: Int32) -> Int {
         Int(sqlite3_column_int64(handle, column))
     }
@@ -98,6 +122,11 @@ package final class SQLiteStatement {
     private func error(_ code: Int32, _ action: String) -> SQLiteError {
         SQLiteError(code: code, message: connection.lastMessage, context: "\(action) `\(sql.prefix(60))`")
     }
+}
+
+/// SQLite's storage classes: the type a value in a row actually has.
+package enum SQLiteStorage: String, Sendable {
+    case integer = "INTEGER", real = "REAL", text = "TEXT", blob = "BLOB", null = "NULL"
 }
 
 /// A value bound to a statement parameter.

@@ -100,7 +100,9 @@ public final class BundleWriter: Sendable {
         let sha256 = ContentHash.sha256(data)
         let destination = blobURL(sha256: sha256, format: format)
         let existing = BundleWriter.fileSize(destination)
-        if let existing, existing == data.count {
+        // An existing blob is kept only if it holds exactly these bytes: a damaged one is replaced.
+        if let existing, existing == data.count,
+           (try? Data(contentsOf: destination, options: .mappedIfSafe)) == data {
             return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: false)
         }
         try fileSystem("storing blob \(destination.lastPathComponent)") {
@@ -119,9 +121,19 @@ public final class BundleWriter: Sendable {
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
 
-    /// Whether the store has this blob already (same hash, same size).
+    /// Whether the store has a file for this blob with the right size (no content check).
     public func hasBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
         BundleWriter.fileSize(blobURL(sha256: sha256, format: format)) == byteCount
+    }
+
+    /// Whether a blob that a run means to reuse is intact: present, of its size, and its bytes hash
+    /// to its name. When it is not, the caller renders it again, and ``storeBlob(_:format:)``
+    /// replaces the damaged file (atomically, by rename).
+    public func hasIntactBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
+        let url = blobURL(sha256: sha256, format: format)
+        guard BundleWriter.fileSize(url) == byteCount,
+              let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return false }
+        return ContentHash.sha256(data) == sha256
     }
 
     /// Stages one source's index rows: they are published by the next ``commit(createdAt:)``.

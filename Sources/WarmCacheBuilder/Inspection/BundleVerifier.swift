@@ -6,20 +6,45 @@ public struct VerificationReport: Sendable, Codable {
     public struct Problem: Sendable, Codable, CustomStringConvertible {
         public enum Kind: String, Sendable, Codable {
             case indexIntegrity, missingBlob, sizeMismatch, hashMismatch, orphanBlob, badKey, unknownFormat
+            /// A row that breaks the format's rules for untrusted input (lookups skip it).
+            case invalidRow
         }
         public var kind: Kind
         /// The file or key concerned.
         public var subject: String
         public var detail: String
+        /// For a damaged or missing blob: the sources whose variants use it.
+        public var sources: [String]?
+        /// For a damaged or missing blob: the cache keys of the variants that use it.
+        public var cacheKeys: [String]?
+        /// What to do about it.
+        public var repair: String?
 
-        public var description: String { "\(kind.rawValue): \(subject): \(detail)" }
-
-        package init(kind: Kind, subject: String, detail: String) {
+        public init(kind: Kind, subject: String, detail: String, sources: [String]? = nil, cacheKeys: [String]? = nil,
+                    repair: String? = nil) {
             self.kind = kind
             self.subject = subject
             self.detail = detail
+            self.sources = sources
+            self.cacheKeys = cacheKeys
+            self.repair = repair
+        }
+
+        public var description: String {
+            var text = "\(kind.rawValue): \(subject): \(detail)"
+            if let cacheKeys, !cacheKeys.isEmpty {
+                let shown = cacheKeys.prefix(5).joined(separator: ", ")
+                text += "; used by \(cacheKeys.count) variant(s) of \((sources ?? []).joined(separator: ", ")): \(shown)"
+                    + (cacheKeys.count > 5 ? ", …" : "")
+            }
+            if let repair { text += ". \(repair)" }
+            return text
         }
     }
+
+    /// How a damaged or missing blob is repaired.
+    public static let blobRepair = "Run warm-cache warm with the bundle's manifest: it checks every blob it reuses "
+        + "and writes damaged or missing ones again"
 
     public var path: String
     public var variantsChecked: Int
@@ -57,6 +82,13 @@ public struct BundleVerifier {
         var report = VerificationReport(path: bundleURL.path, variantsChecked: 0, blobsChecked: 0, bytesHashed: 0,
                                         problems: [], warnings: [])
         var blobs: [String: (ImageFormat, Int)] = [:]
+        var users: [String: (sources: Set<String>, keys: [String])] = [:]
+        for problem in try bundle.indexProblems() {
+            report.problems.append(.init(kind: .invalidRow, subject: "\(problem.table) \(problem.row)",
+                                         detail: problem.column.isEmpty ? problem.detail
+                                             : "\(problem.column) \(problem.detail)",
+                                         repair: "lookups skip this row; bake the bundle again with warm-cache warm"))
+        }
         try bundle.query { connection in
             let integrity = try connection.statement("PRAGMA integrity_check")
             while try integrity.step() {
@@ -85,24 +117,32 @@ public struct BundleVerifier {
                 } else {
                     report.problems.append(.init(kind: .badKey, subject: cacheKey, detail: "not a canonical key"))
                 }
-                blobs[rows.text(4)] = (format, rows.int(3))
+                let sha256 = rows.text(4)
+                guard IndexValidation.isBlobHash(sha256) else { continue }  // reported as an invalid row
+                blobs[sha256] = (format, rows.int(3))
+                users[sha256, default: ([], [])].sources.insert(rows.text(1))
+                users[sha256, default: ([], [])].keys.append(cacheKey)
             }
         }
         for (sha256, (format, byteCount)) in blobs.sorted(by: { $0.key < $1.key }) {
             let path = BundleFormat.objectPath(sha256: sha256, format: format)
             report.blobsChecked += 1
+            func damaged(_ kind: VerificationReport.Problem.Kind, _ detail: String) -> VerificationReport.Problem {
+                let user = users[sha256]
+                return .init(kind: kind, subject: path, detail: detail, sources: user.map { $0.sources.sorted() },
+                             cacheKeys: user?.keys.sorted(), repair: VerificationReport.blobRepair)
+            }
             guard let data = try? Data(contentsOf: bundleURL.appendingPathComponent(path), options: .mappedIfSafe) else {
-                report.problems.append(.init(kind: .missingBlob, subject: path, detail: "listed in the index, not on disk"))
+                report.problems.append(damaged(.missingBlob, "listed in the index, not on disk"))
                 continue
             }
             report.bytesHashed += data.count
             if data.count != byteCount {
-                report.problems.append(.init(kind: .sizeMismatch, subject: path,
-                                             detail: "index says \(byteCount) bytes, file has \(data.count)"))
+                report.problems.append(damaged(.sizeMismatch, "index says \(byteCount) bytes, file has \(data.count)"))
             }
             let actual = ContentHash.sha256(data)
             if actual != sha256 {
-                report.problems.append(.init(kind: .hashMismatch, subject: path, detail: "content hashes to \(actual)"))
+                report.problems.append(damaged(.hashMismatch, "content hashes to \(actual)"))
             }
         }
         let referenced = Set(blobs.map { BundleFormat.objectPath(sha256: $0.key, format: $0.value.0) })

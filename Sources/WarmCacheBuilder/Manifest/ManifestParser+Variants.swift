@@ -8,7 +8,8 @@ extension ManifestParser {
     static let maximumPoints = 16_383
     static let scaleRange = 1...8
     static let qualityRange = 1...100
-    static let effortRange = 0...9
+    /// Each format's own range is checked once formats are known (``EncoderTable``).
+    static let effortRange = EncoderTable.anyEffort
 
     /// Parses one variant key into `settings`. The caller has already rejected unknown keys.
     func parseVariantSetting(_ field: ManifestField, into settings: inout ManifestVariantSettings) {

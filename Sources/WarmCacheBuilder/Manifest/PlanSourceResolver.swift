@@ -46,7 +46,7 @@ struct PlanSourceResolver {
             diagnostics.error(problem.message(advice: advice), at: text.location)
             return nil
         case .success(let url):
-            let identifier = key.map { SourceIdentifier(verbatim: $0.value) } ?? SourceIdentifier(text.value)
+            let identifier = key.map { SourceIdentifier($0.value) } ?? SourceIdentifier(text.value)
             return PlanSourceCandidate(identifier: identifier, location: .remote(url), listedAt: text.location,
                                        isKeyed: key != nil)
         }
@@ -63,7 +63,7 @@ struct PlanSourceResolver {
             return nil
         }
         guard let file = existingFile(path) else { return nil }
-        let identifier = SourceIdentifier(verbatim: key?.value ?? path.value)
+        let identifier = key.map { SourceIdentifier($0.value) } ?? SourceIdentifier(verbatim: path.value)
         return PlanSourceCandidate(identifier: identifier, location: .file(file), listedAt: path.location,
                                    isKeyed: key != nil)
     }

@@ -97,12 +97,13 @@ struct SourceRenderer: Sendable {
     }
 
     /// The memo's rows with the plan's presets, if the plan asks for exactly the variants the
-    /// entry holds and every blob is still stored.
+    /// entry holds and every blob is still stored intact (size and content hash): a damaged or
+    /// missing blob makes the source render again, which writes it afresh.
     private func reuse(_ entry: RenderMemo.Entry, for planned: PlannedSource) -> Rendered? {
         let requests = ResolvedRequests(planned, sourceHasAlpha: entry.sourceHasAlpha)
         guard entry.variants.map(\.key) == requests.keys,
               entry.variants.allSatisfy({
-                  writer.hasBlob(sha256: $0.blobSHA256, format: $0.key.spec.format, byteCount: $0.byteCount)
+                  writer.hasIntactBlob(sha256: $0.blobSHA256, format: $0.key.spec.format, byteCount: $0.byteCount)
               }) else { return nil }
         var variants = entry.variants
         for index in variants.indices {

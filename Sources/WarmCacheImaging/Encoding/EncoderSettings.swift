@@ -23,19 +23,15 @@ struct EncoderSettings: Hashable, Sendable {
     var palette: Bool
     var keepICCProfile: Bool
 
-    /// Valid effort per format: WebP 0–6, AVIF/HEIC 0–9, JPEG XL 3–9 (libvips 8.14), PNG (zlib level) 0–9,
-    /// GIF 1–10. JPEG has no effort setting.
-    static let effortRange: [ImageFormat: ClosedRange<Int>] = [
-        .webp: 0...6, .avif: 0...9, .heic: 0...9, .jxl: 3...9, .png: 0...9, .gif: 1...10, .jpeg: 0...0,
-    ]
-
+    /// The settings for `spec`, which should be canonical for its format (``EncoderTable/canonical(_:)``):
+    /// what it sets, else `defaults`, else the table's defaults; effort within the table's range.
     static func resolve(_ spec: VariantSpec, defaults: EncoderDefaults) -> EncoderSettings {
         let format = spec.format
         let options = spec.options
-        let range = effortRange[format] ?? 0...0
-        let effort = options.effort ?? defaults.effort[format] ?? range.lowerBound
-        // PNG's quality drives palette quantisation; 100 keeps as many colours as possible.
-        let quality = spec.quality ?? defaults.quality[format] ?? 100
+        let row = EncoderTable.row(format)
+        let range = row.effort?.range ?? 0...0
+        let effort = options.effort ?? defaults.effort[format] ?? row.effort?.default ?? 0
+        let quality = spec.quality ?? defaults.quality[format] ?? row.quality?.default ?? 100
         let subsampling: Subsampling = switch options.chromaSubsampling {
         case .some(true): .on
         case .some(false): .off

@@ -39,17 +39,8 @@ public struct ImagingConfiguration: Sendable, Hashable {
     }
 }
 
-/// Per-format encoder defaults, used for every setting a ``VariantSpec`` leaves `nil`.
-///
-/// | format | quality | effort | notes |
-/// |---|---|---|---|
-/// | JPEG | 80 | – | optimised Huffman tables, baseline, 4:2:0 below quality 90 |
-/// | PNG | – | 6 (zlib level) | truecolour unless `palette` |
-/// | WebP | 80 | 4 (0–6) | lossy |
-/// | AVIF | 55 | 2 (0–9) | AV1, 8-bit; low effort: AVIF encoding is the slowest step by far |
-/// | HEIC | 55 | 2 (0–9) | HEVC, 8-bit |
-/// | JPEG XL | 80 | 5 (3–9) | |
-/// | GIF | – | 7 (1–10) | palette quantisation effort |
+/// Per-format encoder defaults, used for every setting a ``VariantSpec`` leaves `nil`. The
+/// built-in values are ``EncoderTable``'s (see `docs/imaging.md`).
 public struct EncoderDefaults: Sendable, Hashable {
     /// Quality 1–100 per lossy format.
     public var quality: [ImageFormat: Int]
@@ -58,11 +49,18 @@ public struct EncoderDefaults: Sendable, Hashable {
     /// Progressive JPEG / interlaced PNG and GIF.
     public var progressive: Bool
 
-    public init(quality: [ImageFormat: Int] = [.jpeg: 80, .webp: 80, .avif: 55, .heic: 55, .jxl: 80],
-                effort: [ImageFormat: Int] = [.png: 6, .webp: 4, .avif: 2, .heic: 2, .jxl: 5, .gif: 7],
+    public init(quality: [ImageFormat: Int] = EncoderDefaults.tableQuality,
+                effort: [ImageFormat: Int] = EncoderDefaults.tableEffort,
                 progressive: Bool = false) {
         self.quality = quality
         self.effort = effort
         self.progressive = progressive
     }
+
+    /// The table's default quality of every lossy format (PNG's applies to palettes only, so it is left out).
+    public static let tableQuality: [ImageFormat: Int] = Dictionary(uniqueKeysWithValues: EncoderTable.rows
+        .filter { $0.format != .png }.compactMap { row in row.quality.map { (row.format, $0.default) } })
+    /// The table's default effort of every format that has one.
+    public static let tableEffort: [ImageFormat: Int] = Dictionary(uniqueKeysWithValues: EncoderTable.rows
+        .compactMap { row in row.effort.map { (row.format, $0.default) } })
 }

@@ -46,6 +46,8 @@ public struct VariantRequest: Hashable, Sendable {
 
     /// The concrete spec for a source. `auto` picks the alpha format when the source has
     /// transparency or the request's processors or fit produce it (and no `flatten` removes it).
+    /// Settings the chosen format's encoder does not use are dropped (``EncoderTable/canonical(_:)``),
+    /// so the key names only what the encoder did.
     public func resolve(sourceHasAlpha: Bool) -> VariantSpec {
         var spec = VariantSpec(width: width, height: height, scale: scale, fit: fit, allowUpscale: allowUpscale,
                                format: .jpeg, quality: nil, options: options, processors: processors)
@@ -56,7 +58,7 @@ public struct VariantRequest: Hashable, Sendable {
             spec.format = outputHasAlpha(sourceHasAlpha: sourceHasAlpha, spec: spec) ? alpha : opaque
         }
         spec.quality = quality[spec.format]
-        return spec
+        return EncoderTable.canonical(spec)
     }
 
     private func outputHasAlpha(sourceHasAlpha: Bool, spec: VariantSpec) -> Bool {
