@@ -35,9 +35,10 @@ enum CLI {
 
     /// Starts `warm-cache arguments` in `directory`, output going to files there (no pipes to fill).
     /// `environment` is added to this process's (proxy variables are removed unless given).
-    static func start(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws
-        -> Running {
-        guard let executable else { throw CLIError.notBuilt }
+    /// - Parameter program: another program to run the same way instead of `warm-cache`.
+    static func start(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
+                      program: URL? = nil) throws -> Running {
+        guard let executable = program ?? executable else { throw CLIError.notBuilt }
         let id = UUID().uuidString
         let stdoutURL = directory.appendingPathComponent(".cli-\(id).out")
         let stderrURL = directory.appendingPathComponent(".cli-\(id).err")
