@@ -18,14 +18,23 @@ public struct WarmPlan: Sendable, Hashable {
     public var sources: [PlannedSource]
     /// Problems that did not stop the load (unused presets, settings a fit ignores, ...).
     public var warnings: [ManifestDiagnostic]
+    /// A digest of what the whole manifest asks for (see ``ManifestFingerprint``), recorded in the
+    /// bundle so that `warm-cache merge` only combines parts of one manifest. Unchanged by
+    /// ``restricted(to:)``.
+    public var fingerprint: String
+    /// The shard this plan is restricted to, or `nil` for the whole manifest.
+    public var shard: Shard?
 
+    /// `fingerprint` defaults to the one of `sources`.
     public init(manifestURL: URL, output: URL, fetch: FetchSettings, sources: [PlannedSource],
-                warnings: [ManifestDiagnostic] = []) {
+                warnings: [ManifestDiagnostic] = [], fingerprint: String? = nil) {
         self.manifestURL = manifestURL
         self.output = output
         self.fetch = fetch
         self.sources = sources
         self.warnings = warnings
+        self.fingerprint = fingerprint ?? ManifestFingerprint.compute(sources)
+        self.shard = nil
     }
 }
 
@@ -52,7 +61,14 @@ public struct PlannedSource: Sendable, Hashable {
 
     /// The identity stored in the bundle: the normalised URL, the `path:` as written, or the entry's `key:`.
     public var identifier: SourceIdentifier
-    public var location: Location
+    /// Where the bytes come from.
+    public var location: Location {
+        get { storedLocation.location }
+        set { storedLocation = StoredLocation(newValue, sharingTextOf: identifier) }
+    }
+    private var storedLocation: StoredLocation
+    /// Whether the bytes come from the network (cheaper than asking ``location``).
+    public var isRemote: Bool { storedLocation.isRemote }
     /// Unique by request, in manifest order: presets as listed, then scales, then formats.
     public var variants: [PlannedVariant]
     public var placeholders: PlaceholderKinds
@@ -62,10 +78,44 @@ public struct PlannedSource: Sendable, Hashable {
     public init(identifier: SourceIdentifier, location: Location, variants: [PlannedVariant],
                 placeholders: PlaceholderKinds, manifestLocation: ManifestLocation) {
         self.identifier = identifier
-        self.location = location
+        self.storedLocation = StoredLocation(location, sharingTextOf: identifier)
         self.variants = variants
         self.placeholders = placeholders
         self.manifestLocation = manifestLocation
+    }
+}
+
+/// A location as a plan keeps it. A remote URL is kept as its text and made into a `URL` when
+/// asked for: a `URL` value costs ~450 bytes here, which a million-URL plan cannot afford, while
+/// its text is usually the identifier's own.
+private enum StoredLocation: Sendable, Hashable {
+    case remote(String)
+    case file(URL)
+
+    /// When the URL's text is the identifier's (a source without `key:`), both share one string.
+    init(_ location: PlannedSource.Location, sharingTextOf identifier: SourceIdentifier) {
+        switch location {
+        case .remote(let url):
+            let text = url.absoluteString
+            self = .remote(text == identifier.rawValue ? identifier.rawValue : text)
+        case .file(let url):
+            self = .file(url)
+        }
+    }
+
+    var location: PlannedSource.Location {
+        switch self {
+        case .remote(let text):
+            guard let url = URL(string: text) else { preconditionFailure("a planned URL no longer parses: \(text)") }
+            return .remote(url)
+        case .file(let url):
+            return .file(url)
+        }
+    }
+
+    var isRemote: Bool {
+        if case .remote = self { return true }
+        return false
     }
 }
 
