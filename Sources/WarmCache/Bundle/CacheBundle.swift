@@ -110,10 +110,10 @@ public final class CacheBundle: Sendable {
                           processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         let selector = VariantSelector(size: size, scale: scale, accepting: accepting, fit: fit,
                                        processors: processors ?? (preset == nil ? .unprocessed : .any))
-        var records = try records(for: source, preset: preset)
-        while let chosen = selector.select(from: records) {
+        var excluded: Set<String> = []
+        while let chosen = try bestRecord(for: source, preset: preset, selector: selector, excluding: excluded) {
             if let image = presentImage(chosen) { return image }
-            records.removeAll { $0.cacheKey == chosen.cacheKey }
+            excluded.insert(chosen.cacheKey)  // its blob is not there: the next best, if any
         }
         return nil
     }
@@ -206,7 +206,9 @@ public final class CacheBundle: Sendable {
         """
     static let variantByKey = "SELECT \(IndexValidation.variantColumns) FROM variants v WHERE v.cache_key = ?"
 
-    private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
+    /// Runs the query for a source's variants (in a preset, if given) and hands each row to `body`.
+    private func withVariantRows<T>(of source: SourceIdentifier, preset: String?,
+                                    _ body: (SQLiteStatement) throws -> T) throws -> T {
         let escaped = VariantKey.escape(source.rawValue)
         return try query { connection in
             let statement: SQLiteStatement
@@ -217,11 +219,42 @@ public final class CacheBundle: Sendable {
                 statement = try connection.statement(Self.variantsOfSource)
                 try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue))
             }
+            return try body(statement)
+        }
+    }
+
+    private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
+        try withVariantRows(of: source, preset: preset) { statement in
             var records: [VariantRecord] = []
             while try statement.step() {
                 if case .success(let row) = IndexValidation.decodeVariant(statement) { records.append(row.record) }
             }
             return records
+        }
+    }
+
+    /// The selector's choice among a source's valid rows, streaming: only a row that beats the best
+    /// so far is copied out of SQLite. Rows whose key is in `excluded` do not exist.
+    private func bestRecord(for source: SourceIdentifier, preset: String?, selector: VariantSelector,
+                            excluding excluded: Set<String>) throws -> VariantRecord? {
+        try withVariantRows(of: source, preset: preset) { statement in
+            var best: (record: VariantRecord, covers: Bool)?
+            while try statement.step() {
+                guard case .success(let fields) = IndexValidation.decodeFields(statement),
+                      selector.isCandidate(fields) else { continue }
+                let covering = selector.covers(fields)
+                if let current = best, !selector.beats(
+                    fields, covering: covering, current.record, currentCovering: current.covers,
+                    candidateKeyIsLower: {
+                        statement.textBytes(0).map { $0.lexicographicallyPrecedes(current.record.cacheKey.utf8) } ?? false
+                    }) {
+                    continue
+                }
+                let record = IndexValidation.record(statement, fields)
+                if !excluded.isEmpty, excluded.contains(record.cacheKey) { continue }
+                best = (record, covering)
+            }
+            return best?.record
         }
     }
 
