@@ -45,6 +45,8 @@ public final class CacheBundle: Sendable {
     private let pool: ConnectionPool
     /// `url.path`, for building blob paths without `URL` arithmetic on every lookup.
     private let bundlePath: String
+    /// `objects/`, held open: checking a blob resolves two path components, not the whole path.
+    private let objectsDirectory: Int32
 
     /// Opens the bundle at `url` (a `<Name>.warmcache` directory) and checks its format version.
     /// - Throws: ``CacheBundleError``: `bundleNotFound`, `notABundle`, `corruptIndex`, `unsupportedVersion`.
@@ -64,8 +66,8 @@ public final class CacheBundle: Sendable {
             connection = try SQLiteConnection(path: indexURL.path, readOnly: true)
             info = try CacheBundle.readInfo(connection, bundleURL: url)
             // Preparing the lookups checks the tables and columns they read, once, at open.
-            for sql in [Self.variantsOfSource, Self.variantsOfSourceInPreset, Self.variantByKey] {
-                _ = try connection.statement(sql)
+            for (slot, sql) in [Self.variantsOfSource, Self.variantsOfSourceInPreset, Self.variantByKey].enumerated() {
+                _ = try connection.statement(slot: slot, sql)
             }
         } catch let error as SQLiteError {
             throw CacheBundleError(.corruptIndex, bundleURL: url, detail: error.description)
@@ -73,6 +75,11 @@ public final class CacheBundle: Sendable {
         memoryCache = BlobMemoryCache(countLimit: configuration.memoryCacheCountLimit,
                                       byteLimit: configuration.memoryCacheByteLimit)
         pool = ConnectionPool(path: indexURL.path, limit: configuration.maximumConnections, first: connection)
+        objectsDirectory = open(bundlePath + "/" + BundleFormat.objectsDirectoryName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    deinit {
+        if objectsDirectory >= 0 { close(objectsDirectory) }
     }
 
     // MARK: Lookup
@@ -128,7 +135,7 @@ public final class CacheBundle: Sendable {
     /// The variant with exactly this canonical key text, or `nil`; throws as ``image(for:)``.
     public func image(forCacheKey cacheKey: String) throws -> CachedImage? {
         let decoded = try query { connection -> Result<(record: VariantRecord, sourceID: Int), IndexProblem>? in
-            let statement = try connection.statement(Self.variantByKey)
+            let statement = try connection.statement(slot: 2, Self.variantByKey)
             try statement.bind(.text(cacheKey))
             guard try statement.step() else { return nil }
             return IndexValidation.decodeVariant(statement)
@@ -195,10 +202,12 @@ public final class CacheBundle: Sendable {
     // MARK: Internals
 
     /// A source's variants: the key range of its escaped identifier (one scan of the primary key),
-    /// kept only if `source_id` agrees. Rows that break the format's rules are skipped.
+    /// kept only if `source_id` agrees. Rows that break the format's rules are skipped. (The `+`
+    /// keeps SQLite from walking `variants_by_source` instead, which costs one primary-key search
+    /// per row.)
     static let variantsOfSource = """
         SELECT \(IndexValidation.variantColumns) FROM variants v
-        WHERE v.cache_key >= ?1 AND v.cache_key < ?2 AND v.source_id = (SELECT id FROM sources WHERE source = ?3)
+        WHERE v.cache_key >= ?1 AND v.cache_key < ?2 AND +v.source_id = (SELECT id FROM sources WHERE source = ?3)
         """
     static let variantsOfSourceInPreset = variantsOfSource + """
 
@@ -213,10 +222,10 @@ public final class CacheBundle: Sendable {
         return try query { connection in
             let statement: SQLiteStatement
             if let preset {
-                statement = try connection.statement(Self.variantsOfSourceInPreset)
+                statement = try connection.statement(slot: 1, Self.variantsOfSourceInPreset)
                 try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue), .text(preset))
             } else {
-                statement = try connection.statement(Self.variantsOfSource)
+                statement = try connection.statement(slot: 0, Self.variantsOfSource)
                 try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue))
             }
             return try body(statement)
@@ -260,11 +269,14 @@ public final class CacheBundle: Sendable {
 
     /// The answer for a record, if its blob is on disk as a regular file of the recorded size.
     private func presentImage(_ record: VariantRecord) -> CachedImage? {
-        let path = bundlePath + "/" + record.objectPath
+        let objectPath = record.objectPath  // objects/<2>/<hash>.<ext>, from a checked hash
+        let inObjects = objectPath.utf8.dropFirst(BundleFormat.objectsDirectoryName.utf8.count + 1)
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
+        guard objectsDirectory >= 0,
+              fstatat(objectsDirectory, String(Substring(inObjects)), &status, AT_SYMLINK_NOFOLLOW) == 0,
+              status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
         else { return nil }
-        return CachedImage(record: record, path: path, bundleURL: url, memoryCache: memoryCache)
+        return CachedImage(record: record, path: bundlePath + "/" + objectPath, bundleURL: url, memoryCache: memoryCache)
     }
 
     /// Runs a read on a pooled connection, turning SQLite failures into `corruptIndex`.
