@@ -33,6 +33,9 @@ struct ImagingBenchmark: AsyncParsableCommand {
     @Option(help: "Cap glibc malloc arenas in the engine (0: leave malloc alone).")
     var mallocArenas: Int = 2
 
+    @Option(help: "libvips vector (SIMD) paths: automatic, on or off (compare their cost).")
+    var vectorPaths: String = "automatic"
+
     @Flag(help: "Skip the vipsthumbnail baseline.")
     var skipBaseline = false
 
@@ -40,9 +43,16 @@ struct ImagingBenchmark: AsyncParsableCommand {
         let sources = try Self.photos(in: images, limit: limit)
         guard !sources.isEmpty else { throw ValidationError("no photos under \(images)") }
         let megabytes = Double(sources.map(\.size).reduce(0, +)) / 1_000_000
+        guard let vectors = ImagingRuntime.VectorPaths(rawValue: vectorPaths) else {
+            throw ValidationError("--vector-paths must be automatic, on or off")
+        }
+        let runtime = try ImagingRuntime.start(ImagingRuntime.Settings(
+            threadsPerImage: threadsPerImage, mallocArenaLimit: mallocArenas > 0 ? mallocArenas : nil,
+            vectorPaths: vectors))
         print("imaging benchmark: \(sources.count) photos (\(String(format: "%.1f", megabytes)) MB) from \(images), "
               + "\(workers) workers, \(threadsPerImage) libvips thread(s) per image, "
-              + "malloc arenas \(mallocArenas > 0 ? String(mallocArenas) : "unlimited"), libvips \(ImagingEngine.libvipsVersion)")
+              + "malloc arenas \(mallocArenas > 0 ? String(mallocArenas) : "unlimited"), libvips \(runtime.libvipsVersion), "
+              + "vector paths \(runtime.vectorPathsReason)")
 
         if cases == "all" || cases == "1" {
             let spec = [VariantSpec(width: 256, height: nil, format: .jpeg, quality: 80)]
@@ -64,9 +74,7 @@ struct ImagingBenchmark: AsyncParsableCommand {
         print("\n\(title)")
         var engineRate: Double?
         for mode in modes {
-            let configuration = ImagingConfiguration(maxPixels: 200_000_000, cascade: mode.cascade,
-                                                     threadsPerImage: threadsPerImage,
-                                                     mallocArenaLimit: mallocArenas > 0 ? mallocArenas : nil)
+            let configuration = ImagingConfiguration(maxPixels: 200_000_000, cascade: mode.cascade)
             let result = try await EngineRun.measure(sources: sources, specs: specs, workers: workers,
                                                      configuration: configuration)
             print(result.line(label: mode.label))

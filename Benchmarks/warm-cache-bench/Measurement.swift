@@ -33,23 +33,14 @@ enum Measurement {
         return sorted[index]
     }
 
-    /// Peak resident set size of this process so far, in MiB.
+    /// Peak resident set size of this process so far, in MiB (a child's: ``Subprocess``).
     static func peakRSSMiB() -> Double {
-        maxRSS(children: false)
-    }
-
-    /// Peak RSS of the largest finished child process, in MiB.
-    static func peakChildRSSMiB() -> Double {
-        maxRSS(children: true)
-    }
-
-    private static func maxRSS(children: Bool) -> Double {
         var usage = rusage()
         #if canImport(Darwin)
-        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF, &usage)
         return Double(usage.ru_maxrss) / 1_048_576
         #else
-        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
         return Double(usage.ru_maxrss) / 1024
         #endif
     }

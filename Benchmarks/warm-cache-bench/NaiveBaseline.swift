@@ -30,21 +30,3 @@ struct NaiveBaseline {
         try Subprocess.run(path, arguments)
     }
 }
-
-/// Runs a command to completion with its output discarded; a non-zero exit throws.
-enum Subprocess {
-    static func run(_ path: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [
-                NSLocalizedDescriptionKey: "\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)",
-            ])
-        }
-    }
-}

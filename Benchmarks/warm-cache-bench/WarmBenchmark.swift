@@ -63,8 +63,9 @@ struct WarmBenchmark: AsyncParsableCommand {
         let cache = work.appendingPathComponent("cache").path
         let reportURL = work.appendingPathComponent("report.json")
         let arguments = ["warm", manifest.path, "--quiet", "--cache-dir", cache, "--report", reportURL.path]
-        let cold = try Self.runTool(tool, arguments)
-        let peak = Measurement.peakChildRSSMiB()
+        let coldRun = try Self.runTool(tool, arguments)
+        let cold = coldRun.seconds
+        let peak = coldRun.peakRSSMiB
         print("warm-cache:   \(Measurement.format(cold, 2)) s  "
             + "\(Measurement.format(Double(urls.count) / cold)) sources/s  "
             + "\(Measurement.format(Double(variantCount) / cold)) variants/s  "
@@ -72,7 +73,7 @@ struct WarmBenchmark: AsyncParsableCommand {
             + "  [\(try RunTotals(reportURL))]")
 
         if rewarm {
-            let again = try Self.runTool(tool, arguments)
+            let again = try Self.runTool(tool, arguments).seconds
             print("re-warm, nothing changed: \(Measurement.format(again, 2)) s "
                 + "(\(Measurement.format(again / cold * 100)) % of cold)  [\(try RunTotals(reportURL))]")
             let changed = max(1, Int((Double(urls.count) * changePercent / 100).rounded()))
@@ -85,7 +86,7 @@ struct WarmBenchmark: AsyncParsableCommand {
                 try FileManager.default.removeItem(at: target)
                 try FileManager.default.copyItem(atPath: replacement.path, toPath: target.path)
             }
-            let partial = try Self.runTool(tool, arguments)
+            let partial = try Self.runTool(tool, arguments).seconds
             print("re-warm, \(changed) of \(urls.count) images replaced: \(Measurement.format(partial, 2)) s "
                 + "(\(Measurement.format(partial / cold * 100)) % of cold)  [\(try RunTotals(reportURL))]")
         }
@@ -112,19 +113,13 @@ struct WarmBenchmark: AsyncParsableCommand {
         return candidate
     }
 
-    /// Runs the tool, returns wall seconds; fails on a non-zero exit.
-    static func runTool(_ tool: URL, _ arguments: [String]) throws -> Double {
-        let process = Process()
-        process.executableURL = tool
-        process.arguments = arguments
-        let seconds = try Measurement.seconds {
-            try process.run()
-            process.waitUntilExit()
+    /// Runs the tool (its output on this process's streams) and measures it; fails unless it exits 0.
+    static func runTool(_ tool: URL, _ arguments: [String]) throws -> Subprocess.Outcome {
+        let outcome = try Subprocess.measure(tool.path, arguments, output: .inherit)
+        guard outcome.succeeded else {
+            throw ValidationError("\(tool.lastPathComponent) \(arguments.joined(separator: " ")): \(outcome.summary)")
         }
-        guard process.terminationStatus == 0 else {
-            throw ValidationError("\(tool.lastPathComponent) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-        }
-        return seconds
+        return outcome
     }
 }
 

@@ -1,9 +1,11 @@
-/* Process-wide libvips set-up: one-time initialisation, threads, cache, errors. */
+/* Process-wide libvips set-up: one-time initialisation, threads, cache, vector paths, errors. */
+#include <dlfcn.h>
 #include <pthread.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 #include <vips/vips.h>
+#include <vips/vector.h>
 #include "warmcache_vips.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -44,6 +46,27 @@ const char *
 wc_vips_version(void)
 {
     return vips_version_string();
+}
+
+int
+wc_vips_vector_enabled(void)
+{
+    return vips_vector_isenabled() ? 1 : 0;
+}
+
+void
+wc_vips_set_vector_enabled(int enabled)
+{
+    vips_vector_set_enabled(enabled ? TRUE : FALSE);
+}
+
+const char *
+wc_orc_version(void)
+{
+    /* liborc is loaded as a dependency of libvips (when libvips was built with it); look its
+     * version up by name so the shim does not link liborc itself. */
+    const char *(*version)(void) = (const char *(*)(void)) dlsym(RTLD_DEFAULT, "orc_version_string");
+    return version ? version() : NULL;
 }
 
 int

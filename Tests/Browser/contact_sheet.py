@@ -5,8 +5,8 @@ Usage: contact_sheet.py PAGE.html SCREENSHOT.png [--per-page N] [--filter TEXT] 
 
 Prints one JSON object on standard output: how long the page took to be ready, what it says it
 shows, the natural size of every <img> (after every image has loaded or failed), the placeholder
-canvases that hold pixels, the failure rows, the effect of typing TEXT into the filter and of
-sorting by bytes, and where the screenshots are. The calling test judges the figures.
+canvases that hold pixels, the failure rows, the effect of typing TEXT into the filter (and of
+reloading the page after it) and of sorting by bytes, and where the screenshots are. The calling test judges the figures.
 
 Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (scripts/install-deps).
 Waits on page state, never on sleeps; every wait allows minutes, for a busy CI machine.
@@ -148,6 +148,11 @@ def main():
             WebDriverWait(driver, WAIT).until(lambda d: body_data(d, "shownSources") is not None)
             result["filteredSources"] = int(body_data(driver, "matchingSources"))
             result["filteredIdentifiers"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#rows .id")]
+            # The view is kept in the address: a reload shows the same rows.
+            result["hash"] = driver.execute_script("return location.hash;")
+            driver.refresh()
+            WebDriverWait(driver, WAIT).until(lambda d: body_data(d, "ready") == "true")
+            result["sourcesAfterReload"] = int(body_data(driver, "matchingSources"))
     finally:
         driver.quit()
     json.dump(result, sys.stdout)

@@ -101,6 +101,7 @@ import WarmCacheTestSupport
             #expect(report.bytesDescending == report.bytesDescending.sorted(by: >) && report.bytesDescending.count == 3)
             #expect(report.filteredSources == 1)
             #expect(report.filteredIdentifiers == [urls[1].absoluteString])
+            #expect(report.hash == "#q=b.png" && report.sourcesAfterReload == 1, "\(report.hash ?? "-")")
 
             // Not blank, in light and dark.
             #expect(try await Browser.deviation(ofPNG: report.screenshot) > 10)
@@ -144,6 +145,7 @@ import WarmCacheTestSupport
         #expect(report.images.count == 50 * 3 && report.images.allSatisfy { $0.naturalWidth > 0 })
         #expect(report.summary.contains("10,000 sources"), "\(report.summary)")
         #expect(report.filteredSources == 10, "photos/00420 … photos/00429")
+        #expect(report.sourcesAfterReload == 10)
         #expect(try await Browser.deviation(ofPNG: report.screenshot) > 10)
     }
 

@@ -32,6 +32,13 @@ void wc_vips_configure(int threads_per_image, int cache_max_operations, size_t c
                        int cache_max_files);
 /** The libvips version as "major.minor.micro" (static string). */
 const char *wc_vips_version(void);
+/** 1 if libvips runs its vectorised (SIMD) code paths: liborc before 8.15, highway after. */
+int wc_vips_vector_enabled(void);
+/** Turns libvips' vectorised code paths on or off (process-wide; VIPS_NOVECTOR=1 turns them off
+ *  at start-up). Operations built afterwards use the plain C paths. */
+void wc_vips_set_vector_enabled(int enabled);
+/** The version of the liborc loaded in this process ("0.4.33"), or NULL when none is loaded. */
+const char *wc_orc_version(void);
 /** 1 if an operation with this nickname (e.g. "heifsave_buffer") exists in this libvips. */
 int wc_vips_has_operation(const char *nickname);
 /** Limits glibc malloc arenas (fewer arenas: less fragmentation under many threads) and fixes

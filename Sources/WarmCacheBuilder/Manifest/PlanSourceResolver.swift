@@ -69,18 +69,21 @@ struct PlanSourceResolver {
     }
 
     /// One URL per line (LF or CRLF); blank lines and `#` comments (whole-line, or after whitespace)
-    /// are skipped.
+    /// are skipped. Lines are read one at a time, never held as a list.
     private func urlsFromFile(_ path: Located<String>, _ body: (PlanSourceCandidate) -> Void) {
         guard let file = existingFile(path) else { return }
-        guard let data = fileManager.contents(atPath: file.path),
-              let text = String(data: data, encoding: .utf8) else {
+        guard let text = fileManager.contents(atPath: file.path).flatMap({ String(data: $0, encoding: .utf8) }) else {
             diagnostics.error("cannot read '\(path.value)' as UTF-8 text", at: path.location)
             return
         }
         let filePath = file.path  // one string shared by every line's location
         var listsAnything = false
         var lineNumber = 0
-        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+        var lineStart = text.startIndex
+        while lineStart < text.endIndex {
+            let lineEnd = text[lineStart...].firstIndex(where: \.isNewline) ?? text.endIndex
+            let rawLine = text[lineStart..<lineEnd]
+            lineStart = lineEnd < text.endIndex ? text.index(after: lineEnd) : lineEnd
             lineNumber += 1
             let line = Self.stripComment(rawLine)
             let leading = line.prefix { $0 == " " || $0 == "\t" }

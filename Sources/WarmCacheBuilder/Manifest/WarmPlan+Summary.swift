@@ -37,7 +37,7 @@ extension WarmPlan {
         var variantCount = 0
         var remote = 0
         for source in sources {
-            if source.location.isRemote { remote += 1 }
+            if source.isRemote { remote += 1 }
             variantCount += source.variants.count
             for variant in source.variants {
                 byFormat[variant.request.format, default: 0] += 1

@@ -52,7 +52,14 @@ public struct PlannedSource: Sendable, Hashable {
 
     /// The identity stored in the bundle: the normalised URL, the `path:` as written, or the entry's `key:`.
     public var identifier: SourceIdentifier
-    public var location: Location
+    /// Where the bytes come from.
+    public var location: Location {
+        get { storedLocation.location }
+        set { storedLocation = StoredLocation(newValue, sharingTextOf: identifier) }
+    }
+    private var storedLocation: StoredLocation
+    /// Whether the bytes come from the network (cheaper than asking ``location``).
+    public var isRemote: Bool { storedLocation.isRemote }
     /// Unique by request, in manifest order: presets as listed, then scales, then formats.
     public var variants: [PlannedVariant]
     public var placeholders: PlaceholderKinds
@@ -62,10 +69,44 @@ public struct PlannedSource: Sendable, Hashable {
     public init(identifier: SourceIdentifier, location: Location, variants: [PlannedVariant],
                 placeholders: PlaceholderKinds, manifestLocation: ManifestLocation) {
         self.identifier = identifier
-        self.location = location
+        self.storedLocation = StoredLocation(location, sharingTextOf: identifier)
         self.variants = variants
         self.placeholders = placeholders
         self.manifestLocation = manifestLocation
+    }
+}
+
+/// A location as a plan keeps it. A remote URL is kept as its text and made into a `URL` when
+/// asked for: a `URL` value costs ~450 bytes here, which a million-URL plan cannot afford, while
+/// its text is usually the identifier's own.
+private enum StoredLocation: Sendable, Hashable {
+    case remote(String)
+    case file(URL)
+
+    /// When the URL's text is the identifier's (a source without `key:`), both share one string.
+    init(_ location: PlannedSource.Location, sharingTextOf identifier: SourceIdentifier) {
+        switch location {
+        case .remote(let url):
+            let text = url.absoluteString
+            self = .remote(text == identifier.rawValue ? identifier.rawValue : text)
+        case .file(let url):
+            self = .file(url)
+        }
+    }
+
+    var location: PlannedSource.Location {
+        switch self {
+        case .remote(let text):
+            guard let url = URL(string: text) else { preconditionFailure("a planned URL no longer parses: \(text)") }
+            return .remote(url)
+        case .file(let url):
+            return .file(url)
+        }
+    }
+
+    var isRemote: Bool {
+        if case .remote = self { return true }
+        return false
     }
 }
 

@@ -54,7 +54,7 @@ public struct WarmPipeline: Sendable {
         let originals = OriginalsCache(cacheDirectory: cacheDirectory)
         originals.sweepLeftovers()
 
-        let needsNetwork = !options.offline && plan.sources.contains { $0.location.isRemote }
+        let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
         let fetcher = needsNetwork ? ImageFetcher(configuration: fetcherConfiguration, logger: logger) : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let renderer = SourceRenderer(engine: engine, writer: writer, memo: RenderMemo(cacheDirectory: cacheDirectory))

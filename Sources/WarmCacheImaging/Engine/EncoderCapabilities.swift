@@ -13,7 +13,7 @@ struct EncoderCapabilities: Sendable {
     var pngPalette: Bool
 
     static func probe() -> EncoderCapabilities {
-        guard VipsRuntime.isInitialised, let sample = probeImage() else {
+        guard (try? ImagingRuntime.started()) != nil, let sample = probeImage() else {
             return EncoderCapabilities(formats: [], pngPalette: false)
         }
         var formats: Set<ImageFormat> = []

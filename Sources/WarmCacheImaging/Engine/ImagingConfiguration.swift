@@ -1,6 +1,7 @@
 import WarmCache
 
-/// Limits, strictness, threading and encoder defaults of an ``ImagingEngine``.
+/// Limits, strictness and encoder defaults of one ``ImagingEngine``. Process-wide libvips
+/// settings (threads, malloc, vector paths) are ``ImagingRuntime/Settings``.
 public struct ImagingConfiguration: Sendable, Hashable {
     /// Largest source accepted, in pixels (width x height of the first frame), checked from the
     /// header before anything is decoded. Also caps the size of any single output.
@@ -15,27 +16,17 @@ public struct ImagingConfiguration: Sendable, Hashable {
     /// depend on the largest size rendered with it. `false` decodes each distinct size straight
     /// from the source, so a variant's bytes depend only on its own spec.
     public var cascade: Bool
-    /// libvips worker threads per image pipeline. Parallelism comes from rendering several
-    /// sources at once from Swift tasks; 1 avoids oversubscribing the cores.
-    public var threadsPerImage: Int
     /// Encoder settings used when a ``VariantSpec`` leaves them `nil`.
     public var encoderDefaults: EncoderDefaults
-    /// When set, caps glibc's malloc arenas at this number at engine start (process-wide; no
-    /// effect on other C libraries). Threads decoding large images otherwise spread freed memory
-    /// over many arenas: on 43 wallpapers with 2 workers, peak RSS fell from 375–545 MB to
-    /// 245–257 MB at the same speed with 2 arenas. `nil` leaves malloc alone.
-    public var mallocArenaLimit: Int?
 
     public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 50 * 1024 * 1024,
-                failOnCorruptData: Bool = true, cascade: Bool = true, threadsPerImage: Int = 1,
-                encoderDefaults: EncoderDefaults = EncoderDefaults(), mallocArenaLimit: Int? = 2) {
+                failOnCorruptData: Bool = true, cascade: Bool = true,
+                encoderDefaults: EncoderDefaults = EncoderDefaults()) {
         self.maxPixels = maxPixels
         self.maxInputBytes = maxInputBytes
         self.failOnCorruptData = failOnCorruptData
         self.cascade = cascade
-        self.threadsPerImage = threadsPerImage
         self.encoderDefaults = encoderDefaults
-        self.mallocArenaLimit = mallocArenaLimit
     }
 }
 

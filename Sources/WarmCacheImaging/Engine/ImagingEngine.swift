@@ -12,32 +12,34 @@ import WarmCache
 /// ```
 ///
 /// An engine is immutable and `Sendable`: share one across tasks and render many sources at
-/// once. Each render is synchronous CPU work on the calling thread, with `threadsPerImage`
-/// libvips helper threads (1 by default).
+/// once. Each render is synchronous CPU work on the calling thread, with
+/// ``ImagingRuntime/Settings/threadsPerImage`` libvips helper threads (1 by default).
 public final class ImagingEngine: Sendable {
     public let configuration: ImagingConfiguration
     let capabilities: EncoderCapabilities
 
-    /// Initialises libvips (once per process) and applies the configuration's process-wide
-    /// settings: operation cache off, threads per image, optional malloc arena limit.
+    /// Creates an engine. Starts the process-wide ``ImagingRuntime`` with default settings if
+    /// nothing has started it yet; otherwise uses it as it runs. The configuration is this
+    /// engine's own: limits, strictness, cascade and encoder defaults change nothing else.
     public init(configuration: ImagingConfiguration = ImagingConfiguration()) throws(ImagingError) {
-        try VipsRuntime.start(configuration)
+        try ImagingRuntime.started()
         self.configuration = configuration
-        self.capabilities = VipsRuntime.capabilities
+        self.capabilities = ImagingRuntime.capabilities
     }
 
-    /// The output formats this libvips build can encode (probed once per process).
+    /// The output formats this libvips build can encode (probed once per process, starting the
+    /// runtime if needed; empty only if libvips cannot start).
     public static func availableFormats() -> Set<ImageFormat> {
-        VipsRuntime.isInitialised ? VipsRuntime.capabilities.formats : []
+        ImagingRuntime.capabilities.formats
     }
 
     /// Whether PNG palette quantisation is available (libvips built with libimagequant).
     public static var supportsPNGPalette: Bool {
-        VipsRuntime.isInitialised && VipsRuntime.capabilities.pngPalette
+        ImagingRuntime.capabilities.pngPalette
     }
 
     /// The libvips version in use.
-    public static var libvipsVersion: String { VipsRuntime.version }
+    public static var libvipsVersion: String { String(cString: wc_vips_version()) }
 
     /// Reads a source's header: format, upright size, alpha, frames. Cheap: no pixel is decoded.
     ///

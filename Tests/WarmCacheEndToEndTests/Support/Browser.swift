@@ -48,6 +48,8 @@ enum Browser {
         var darkScreenshot: String?
         var filteredSources: Int?
         var filteredIdentifiers: [String]?
+        var hash: String?
+        var sourcesAfterReload: Int?
     }
 
     /// Opens `page`, saves screenshots as `<name>.png` (and `<name>-dark.png`) under ``artifacts``.
@@ -78,35 +80,12 @@ enum Browser {
         return value
     }
 
-    /// Runs a program to completion with its output in files (no pipe can fill up).
-    private static func run(_ executable: String, _ arguments: [String],
-                            timeout: Double) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let finished: Bool = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(returning: exited.wait(timeout: .now() + timeout) == .success)
-            }
-        }
-        if !finished {
-            process.terminate()
-            throw BrowserError("\(arguments.joined(separator: " ")) did not finish in \(Int(timeout)) s")
-        }
-        return (process.terminationStatus, (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    /// Runs a program to completion, the way the tests run `warm-cache` (output in files).
+    private static func run(_ executable: String, _ arguments: [String], timeout: Double) async throws -> CLI.Result {
+        let scratch = try Scratch("browser")
+        defer { scratch.remove() }
+        return try await CLI.start(arguments, in: scratch.url, program: URL(fileURLWithPath: executable))
+            .wait(timeout: timeout)
     }
 }
 

@@ -34,8 +34,9 @@ enum CLI {
     }
 
     /// Starts `warm-cache arguments` in `directory`, output going to files there (no pipes to fill).
-    static func start(_ arguments: [String], in directory: URL) throws -> Running {
-        guard let executable else { throw CLIError.notBuilt }
+    /// - Parameter program: another program to run the same way instead of `warm-cache`.
+    static func start(_ arguments: [String], in directory: URL, program: URL? = nil) throws -> Running {
+        guard let executable = program ?? executable else { throw CLIError.notBuilt }
         let id = UUID().uuidString
         let stdoutURL = directory.appendingPathComponent(".cli-\(id).out")
         let stderrURL = directory.appendingPathComponent(".cli-\(id).err")

@@ -6,7 +6,8 @@ enum ContactSheetPage {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         // `<` never appears raw, so the data cannot close its <script> element early.
-        let json = String(decoding: try encoder.encode(data), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+        let json = String(decoding: try encoder.encode(data), as: UTF8.self)
+            .replacingOccurrences(of: "<", with: "\\u003c")
         let pager = """
             <div class="pager"><button class="prev" type="button">‹ Previous</button>\
             <button class="next" type="button">Next ›</button><span class="range"></span></div>

@@ -57,7 +57,8 @@ enum ContactSheetScript {
       + list.slice(0, limit).map((f) => '<tr class="failure"><td class="id">' + esc(f[0])
         + (f[1] !== f[0] ? '<br><span class="path">' + esc(f[1]) + "</span>" : "") + "</td><td>" + esc(f[3])
         + '</td><td class="path">' + esc(f[2]) + "</td></tr>").join("") + "</table>"
-      + (list.length > limit ? "<p>… and " + num(list.length - limit) + " more: narrow them with the filter.</p>" : "");
+      + (list.length > limit
+        ? "<p>… and " + num(list.length - limit) + " more: narrow them with the filter.</p>" : "");
   }
 
   function select() {
@@ -84,7 +85,8 @@ enum ContactSheetScript {
     return '<figure class="variant"><a class="frame" href="' + esc(src) + '"><img loading="lazy" decoding="async" src="'
       + esc(src) + '" width="' + v.w + '" height="' + v.h + '" alt="' + esc(format + " " + v.w + "x" + v.h)
       + '" data-format="' + esc(format) + '"></a><figcaption><b>' + esc(presets || "(no preset)") + "</b> "
-      + v.w + "×" + v.h + " " + esc(format) + " · " + bytes(v.bytes) + '<code title="' + esc(s.keySource + "|" + v.tail)
+      + v.w + "×" + v.h + " " + esc(format) + " · " + bytes(v.bytes)
+      + '<code title="' + esc(s.keySource + "|" + v.tail)
       + '">' + esc(v.tail) + "</code></figcaption></figure>";
   }
 
@@ -130,6 +132,42 @@ enum ContactSheetScript {
     select();
     render();
     failures();
+    saveView();
+  }
+
+  // The view lives in the address's fragment (#q=cat&preset=thumb&format=webp&sort=bytes-desc&page=2),
+  // so a reload keeps it and a link can point at it.
+  function saveView() {
+    const view = new URLSearchParams();
+    if (state.text) view.set("q", state.text);
+    if (state.preset >= 0) view.set("preset", D.presets[state.preset]);
+    if (state.format >= 0) view.set("format", D.formats[state.format]);
+    if (state.sort !== "identifier") view.set("sort", state.sort);
+    if (state.perPage !== 50) view.set("per", state.perPage);
+    if (state.page > 0) view.set("page", state.page + 1);
+    const hash = view.toString();
+    if (hash === location.hash.slice(1)) return;
+    try {
+      history.replaceState(null, "", hash ? "#" + hash : location.href.split("#")[0]);
+    } catch (error) {
+      // Some browsers refuse history changes on file:// pages; the view then just is not kept.
+    }
+  }
+
+  function loadView() {
+    const view = new URLSearchParams(location.hash.slice(1));
+    state.text = (view.get("q") || "").toLowerCase();
+    state.preset = D.presets.indexOf(view.get("preset"));
+    state.format = D.formats.indexOf(view.get("format"));
+    const sort = view.get("sort"), per = Number(view.get("per")), page = Number(view.get("page"));
+    if ($("sort").querySelector('option[value="' + sort + '"]')) state.sort = sort;
+    if ($("per-page").querySelector('option[value="' + per + '"]')) state.perPage = per;
+    state.page = page > 0 ? page - 1 : 0;
+    $("filter").value = state.text;
+    $("preset").value = state.preset;
+    $("format").value = state.format;
+    $("sort").value = state.sort;
+    $("per-page").value = state.perPage;
   }
 
   // ThumbHash: header, then 4-bit AC terms per channel; rendered at most 32x32.
@@ -262,12 +300,19 @@ enum ContactSheetScript {
   $("sort").addEventListener("change", (e) => { state.sort = e.target.value; update(true); });
   $("per-page").addEventListener("change", (e) => { state.perPage = Number(e.target.value); update(true); });
   for (const pager of document.querySelectorAll(".pager")) {
-    pager.querySelector(".prev").addEventListener("click", () => { state.page--; render(); window.scrollTo(0, $("controls").offsetTop); });
-    pager.querySelector(".next").addEventListener("click", () => { state.page++; render(); window.scrollTo(0, $("controls").offsetTop); });
+    const turn = (step) => () => {
+      state.page += step;
+      render();
+      saveView();
+      window.scrollTo(0, $("controls").offsetTop);
+    };
+    pager.querySelector(".prev").addEventListener("click", turn(-1));
+    pager.querySelector(".next").addEventListener("click", turn(1));
   }
 
   header();
-  update(true);
+  loadView();
+  update(false);
   document.body.dataset.ready = "true";
 })();
 """#

@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+
+/// `warm-cache-bench scale`: the warm at volume. For each N it generates N distinct small JPEGs
+/// (kept in `--work-dir` for later runs), serves them over loopback HTTP, warms them with the
+/// release `warm-cache` binary in a child process (so peak RSS is the warm's own), warms again
+/// with nothing changed (every source revalidated: 304s), and runs a two-process pyvips script
+/// making the same thumbnails from the same files.
+///
+/// `swift run -c release warm-cache-bench scale --sources 1000,10000,100000`
+///
+/// With `--photos DIR` it warms photos instead (5 widths × JPEG+WebP) and compares with a pyvips
+/// script that decodes each photo once and cascades. `--runs K` repeats each cold warm K times
+/// and counts crashes.
+struct ScaleBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scale",
+        abstract: "Warm N generated small images over loopback; sources/s, peak RSS, re-warm, pyvips peer.")
+
+    @Option(help: "Comma-separated source counts.")
+    var sources: String = "1000,10000"
+
+    @Option(help: "Where generated images are kept between runs (reused when already there).")
+    var workDir: String = FileManager.default.temporaryDirectory.appendingPathComponent("warm-cache-bench-scale").path
+
+    @Option(help: "Cold warms per N (each into a fresh output and cache); crashes are counted, not fatal.")
+    var runs: Int = 1
+
+    @Flag(help: "Skip the no-op re-warm.")
+    var skipRewarm = false
+
+    @Flag(help: "Skip the pyvips peer.")
+    var skipPeer = false
+
+    @Option(help: "Processes the pyvips peer uses.")
+    var peerProcesses: Int = 2
+
+    @Option(help: "Photo mode: warm the photos under this folder (5 widths x JPEG+WebP) instead of generated images.")
+    var photos: String?
+
+    @Option(help: "Photo mode: skip photos larger than this many bytes (0: no limit).")
+    var maxPhotoBytes: Int = 0
+
+    @Option(help: "Extra environment for the warm-cache child, e.g. VIPS_NOVECTOR=1 (repeatable).")
+    var toolEnv: [String] = []
+
+    @Option(help: "The warm-cache executable to measure (default: the one built beside this benchmark).")
+    var tool: String?
+
+    mutating func run() async throws {
+        let counts = try sources.split(separator: ",").map { text -> Int in
+            guard let count = Int(text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "")),
+                  count > 0 else { throw ValidationError("--sources takes positive counts, e.g. 1000,10000") }
+            return count
+        }
+        let environment = try Dictionary(toolEnv.map { pair -> (String, String) in
+            guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--tool-env takes KEY=VALUE") }
+            return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+        }, uniquingKeysWith: { _, last in last })
+        let tool = try self.tool.map { URL(fileURLWithPath: $0) } ?? WarmBenchmark.siblingExecutable("warm-cache")
+        let workload = try photos.map { try ScaleWorkload.photos(in: $0, maxBytes: maxPhotoBytes, workDir: workDir) }
+            ?? ScaleWorkload.generated(count: counts.max() ?? 0, workDir: workDir)
+        print("scale benchmark: \(workload.description), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + "\(tool.path)\(environment.isEmpty ? "" : " with \(toolEnv.joined(separator: " "))")")
+
+        let server = try LoopbackFileServer(root: workload.directory)
+        defer { server.stop() }
+        var rows: [ScaleRow] = []
+        for count in counts {
+            let names = workload.names(count)
+            var row = ScaleRow(sources: names.count)
+            let scratch = URL(fileURLWithPath: workDir).appendingPathComponent("run-\(names.count)")
+            try? FileManager.default.removeItem(at: scratch)
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let urlList = scratch.appendingPathComponent("urls.txt")
+            try names.map { "http://127.0.0.1:\(server.port)/\($0)\n" }.joined()
+                .write(to: urlList, atomically: true, encoding: .utf8)
+
+            for attempt in 1...max(1, runs) {
+                let run = scratch.appendingPathComponent("attempt-\(attempt)")
+                try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true)
+                let manifest = run.appendingPathComponent("warm-cache.yml")
+                try workload.manifest(urlsFile: urlList.path).write(to: manifest, atomically: true, encoding: .utf8)
+                let arguments = ["warm", manifest.path, "--quiet", "--cache-dir", run.appendingPathComponent("cache").path,
+                                 "--report", run.appendingPathComponent("report.json").path]
+                let log = run.appendingPathComponent("warm.log")
+                let cold = try Subprocess.measure(tool.path, arguments, environment: environment, output: .file(log))
+                guard cold.succeeded else {
+                    row.crashes += cold.signalled ? 1 : 0
+                    row.failures += cold.signalled ? 0 : 1
+                    print("N=\(names.count) run \(attempt): \(cold.summary) after \(Measurement.format(cold.seconds, 1)) s"
+                        + "  (log: \(Self.tail(log)))")
+                    continue
+                }
+                let totals = try RunTotals(run.appendingPathComponent("report.json"))
+                let lost = names.count - totals.fetched
+                row.record(cold: cold, lost: lost)
+                print("N=\(names.count) run \(attempt): \(Measurement.format(cold.seconds, 2)) s  "
+                    + "\(Measurement.format(Double(names.count) / cold.seconds)) sources/s  "
+                    + "peak RSS \(Measurement.format(cold.peakRSSMiB, 0)) MiB  [\(totals)]"
+                    + (lost != 0 ? "  LOST \(lost) SOURCES" : ""))
+
+                if attempt == 1 && !skipRewarm {
+                    let again = try Subprocess.measure(tool.path, arguments, environment: environment, output: .file(log))
+                    guard again.succeeded else {
+                        print("N=\(names.count) re-warm: \(again.summary)  (log: \(Self.tail(log)))")
+                        row.crashes += again.signalled ? 1 : 0
+                        continue
+                    }
+                    let rewarmTotals = try RunTotals(run.appendingPathComponent("report.json"))
+                    row.rewarmSeconds = again.seconds
+                    row.rewarmRevalidated = rewarmTotals.revalidated
+                    print("N=\(names.count) re-warm, nothing changed: \(Measurement.format(again.seconds, 2)) s "
+                        + "(\(Measurement.format(again.seconds / cold.seconds * 100)) % of cold)  "
+                        + "peak RSS \(Measurement.format(again.peakRSSMiB, 0)) MiB  [\(rewarmTotals)]")
+                }
+                try? FileManager.default.removeItem(at: run)
+            }
+
+            if !skipPeer {
+                let peer = try PyvipsPeer.run(workload.peerCommand, directory: workload.directory, count: names.count,
+                                              processes: peerProcesses)
+                row.peerRate = peer
+                print("N=\(names.count) pyvips, \(peerProcesses) processes (\(workload.peerDescription)): "
+                    + "\(Measurement.format(peer)) sources/s")
+            }
+            rows.append(row)
+        }
+        print("\n" + ScaleRow.table(rows, peerProcesses: peerProcesses))
+    }
+
+    /// The last line of a child's log, for a failure line.
+    static func tail(_ log: URL) -> String {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").last.map(String.init) ?? "empty"
+    }
+}
+
+/// One N's figures.
+struct ScaleRow {
+    var sources: Int
+    var coldSeconds: [Double] = []
+    var peakRSS: [Double] = []
+    var crashes = 0
+    var failures = 0
+    var lost = 0
+    var rewarmSeconds: Double?
+    var rewarmRevalidated = 0
+    var peerRate: Double?
+
+    mutating func record(cold: Subprocess.Outcome, lost: Int) {
+        coldSeconds.append(cold.seconds)
+        peakRSS.append(cold.peakRSSMiB)
+        self.lost += lost
+    }
+
+    static func table(_ rows: [ScaleRow], peerProcesses: Int) -> String {
+        var lines = [
+            "| sources | warm sources/s | peak RSS | re-warm (304s) | % of cold | pyvips \(peerProcesses) proc. sources/s | warm / pyvips | runs, crashed |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for row in rows {
+            let best = row.coldSeconds.min()
+            let rate = best.map { Double(row.sources) / $0 }
+            let rewarm = row.rewarmSeconds.map { "\(Measurement.format($0, 2)) s (\(row.rewarmRevalidated) revalidated)" } ?? "–"
+            var share = "–"
+            if let rewarm = row.rewarmSeconds, let cold = row.coldSeconds.first {
+                share = Measurement.format(rewarm / cold * 100) + " %"
+            }
+            let ratio = rate.flatMap { rate in row.peerRate.map { Measurement.format(rate / $0, 2) + "×" } } ?? "–"
+            let attempts = row.coldSeconds.count + row.crashes + row.failures
+            lines.append("| \(row.sources) | \(rate.map { Measurement.format($0) } ?? "–") "
+                + "| \(row.peakRSS.max().map { Measurement.format($0, 0) + " MiB" } ?? "–") | \(rewarm) | \(share) "
+                + "| \(row.peerRate.map { Measurement.format($0) } ?? "–") | \(ratio) "
+                + "| \(attempts), \(row.crashes) crashed\(row.failures > 0 ? ", \(row.failures) failed" : "")"
+                + "\(row.lost > 0 ? ", \(row.lost) sources lost" : "") |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

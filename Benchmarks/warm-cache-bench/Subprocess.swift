@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs commands as child processes and measures each one on its own: wall time, and peak RSS
+/// from the kernel's accounting of that child (`wait4`), so a figure is the command's own high
+/// water mark, not this process's nor another child's.
+enum Subprocess {
+    /// How a child ended.
+    struct Outcome {
+        var seconds: Double
+        /// The child's peak resident set size, in MiB.
+        var peakRSSMiB: Double
+        /// The exit status, or the signal number when `signal` is true.
+        var status: Int32
+        /// Killed by a signal (a crash: SIGSEGV, SIGABRT, ...).
+        var signalled: Bool
+
+        var succeeded: Bool { !signalled && status == 0 }
+
+        var summary: String {
+            signalled ? "killed by signal \(status) (\(String(cString: strsignal(status))))" : "exit \(status)"
+        }
+    }
+
+    /// Runs `path arguments` to completion with its output discarded; anything but exit 0 throws.
+    static func run(_ path: String, _ arguments: [String]) throws {
+        let outcome = try measure(path, arguments)
+        guard outcome.succeeded else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [
+                NSLocalizedDescriptionKey: "\(path) \(arguments.joined(separator: " ")): \(outcome.summary)",
+            ])
+        }
+    }
+
+    /// Where a child's standard output and error go.
+    enum Output {
+        case discard
+        /// This process's own streams.
+        case inherit
+        /// Appended to a file.
+        case file(URL)
+    }
+
+    /// Runs `path arguments` to completion and measures it. `environment` entries are added to
+    /// this process's environment.
+    static func measure(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+                        output: Output = .discard) throws -> Outcome {
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        switch output {
+        case .discard:
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .inherit:
+            break
+        case .file(let url):
+            posix_spawn_file_actions_addopen(&actions, 1, url.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+
+        // A child spawned from a Dispatch thread would inherit its blocked signals: clear them.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+
+        var pid: pid_t = 0
+        let start = Measurement.now()
+        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+        guard spawned == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [
+                NSLocalizedDescriptionKey: "cannot start \(path): \(String(cString: strerror(spawned)))",
+            ])
+        }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let seconds = Double(Measurement.now() - start) / 1e9
+        let signal = status & 0x7f
+        #if canImport(Darwin)
+        let peak = Double(usage.ru_maxrss) / 1_048_576
+        #else
+        let peak = Double(usage.ru_maxrss) / 1024
+        #endif
+        return Outcome(seconds: seconds, peakRSSMiB: peak, status: signal == 0 ? (status >> 8) & 0xff : signal,
+                       signalled: signal != 0)
+    }
+}

@@ -1,0 +1,54 @@
+import CVipsShim
+import Testing
+@testable import WarmCacheImaging
+
+/// The process-wide libvips state: started once, settings by name, vector paths off where
+/// liborc's code memory races (libvips < 8.15 with liborc).
+@Suite struct RuntimeTests {
+    @Test func vectorPathsAreOffWhereLibvipsUsesLiborc() {
+        let old = VectorPolicy.decide(.automatic, libvips: "8.14.1", orc: "0.4.33", libvipsDefault: true)
+        #expect(!old.enabled)
+        #expect(old.reason.contains("liborc 0.4.33"))
+        #expect(!VectorPolicy.decide(.automatic, libvips: "8.12.2", orc: "0.4.40", libvipsDefault: true).enabled)
+        // libvips 8.15+ (highway) or a libvips built without liborc: libvips decides.
+        #expect(VectorPolicy.decide(.automatic, libvips: "8.15.0", orc: nil, libvipsDefault: true).enabled)
+        #expect(VectorPolicy.decide(.automatic, libvips: "8.16.1", orc: "0.4.33", libvipsDefault: true).enabled)
+        #expect(!VectorPolicy.decide(.automatic, libvips: "8.16.1", orc: nil, libvipsDefault: false).enabled)
+        #expect(!VectorPolicy.decide(.automatic, libvips: "8.14.1", orc: nil, libvipsDefault: false).enabled)
+        // Explicit settings win.
+        #expect(VectorPolicy.decide(.on, libvips: "8.14.1", orc: "0.4.33", libvipsDefault: true).enabled)
+        #expect(!VectorPolicy.decide(.off, libvips: "8.16.0", orc: nil, libvipsDefault: true).enabled)
+    }
+
+    @Test func versionsCompareNumerically() {
+        #expect(VectorPolicy.isBefore("8.14.1", "8.15"))
+        #expect(VectorPolicy.isBefore("8.9.2", "8.15"))
+        #expect(!VectorPolicy.isBefore("8.15", "8.15"))
+        #expect(!VectorPolicy.isBefore("8.15.0", "8.15"))
+        #expect(!VectorPolicy.isBefore("10.0", "8.15"))
+        #expect(VectorPolicy.isBefore("0.4.33", "0.4.34"))
+    }
+
+    @Test func theRunningStateMatchesLibvips() throws {
+        _ = Fixtures.engine
+        let state = try #require(ImagingRuntime.state)
+        #expect(state.libvipsVersion == ImagingEngine.libvipsVersion)
+        #expect(state.vectorPathsEnabled == (wc_vips_vector_enabled() != 0))
+        if state.orcVersion != nil && VectorPolicy.isBefore(state.libvipsVersion, "8.15") {
+            #expect(!state.vectorPathsEnabled, "\(state.vectorPathsReason)")
+        }
+        #expect(!ImagingEngine.availableFormats().isEmpty)
+    }
+
+    @Test func startingAgainWithOtherSettingsIsRefusedByName() throws {
+        _ = Fixtures.engine
+        let running = try #require(ImagingRuntime.state)
+        #expect(try ImagingRuntime.start(running.settings) == running)
+        var other = running.settings
+        other.threadsPerImage += 1
+        let error = #expect(throws: ImagingError.self) { try ImagingRuntime.start(other) }
+        #expect(error?.kind == .engineUnavailable)
+        #expect(error?.message.contains("threadsPerImage \(running.settings.threadsPerImage)") == true)
+        #expect(ImagingRuntime.state == running)
+    }
+}
