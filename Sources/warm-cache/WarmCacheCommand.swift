@@ -13,12 +13,13 @@ struct WarmCacheCommand: AsyncParsableCommand {
               2   verify found problems; lookup found no image
               3   some sources failed; the bundle holds the others
               4   nothing written (every source failed, or --strict and one failed)
+              5   pull: the update source failed or served something invalid (the local bundle is unchanged)
               64  bad command line
               65  invalid manifest (every problem is listed with file:line:column)
-              75  another run holds the output's lock
+              75  another run holds the output's lock (pull: another update of the directory is running)
             """,
         version: WarmCacheVersionText.text,
         subcommands: [WarmCommand.self, PlanCommand.self, InspectCommand.self, VerifyCommand.self,
-                      LookupCommand.self],
+                      LookupCommand.self, PullCommand.self],
         defaultSubcommand: WarmCommand.self)
 }

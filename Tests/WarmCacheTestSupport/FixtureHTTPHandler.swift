@@ -84,6 +84,7 @@ final class FixtureHTTPHandler: ChannelInboundHandler {
         let stop = plan.trickle.map { min(offset + $0.chunkSize, end) } ?? end
         if stop > offset {
             let buffer = context.channel.allocator.buffer(bytes: plan.body[offset..<stop])
+            state.bodySent(stop - offset)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         }
         if stop < end, let trickle = plan.trickle {

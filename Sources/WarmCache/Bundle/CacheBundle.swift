@@ -19,7 +19,7 @@ import Darwin
 /// on a small pool of read-only SQLite connections and take microseconds. Opening reads only
 /// the `meta` table. Nothing is ever written: the index is opened `immutable`, so the bundle
 /// can live in an app's read-only resources.
-public final class CacheBundle: Sendable {
+public final class CacheBundle: ImageLookup {
     /// Tuning for a bundle reader.
     public struct Configuration: Sendable {
         /// Most blobs kept in the memory cache.
@@ -84,34 +84,8 @@ public final class CacheBundle: Sendable {
 
     // MARK: Lookup
 
-    /// The best image for `url` shown at `size` points on a screen of `scale`, in a format the caller
-    /// decodes, or `nil` if the bundle has none. See ``VariantSelector`` for the rules; in short: the
-    /// smallest variant that covers `size x scale` pixels, else the largest there is; ties go to the
-    /// earlier format in `accepting`. A variant whose blob is not on disk with its size is never the answer.
-    ///
-    /// - Parameters:
-    ///   - fit: only variants of this fit mode (any when `nil`).
-    ///   - processors: which processed variants may answer. `nil` (the default) means unprocessed ones
-    ///     only, unless `preset` is given, then any the preset lists; pass `.any` for any variant,
-    ///     `[.roundCorners(radius: 24)]` for exactly those processors.
-    ///   - preset: only variants the manifest listed under this preset name (`(entry)` for those an
-    ///     image entry described itself); any when `nil`.
-    public func bestImage(for url: URL, size: PointSize, scale: Double,
-                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
-                          processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
-        try bestImage(for: SourceIdentifier(url.absoluteString), size: size, scale: scale, accepting: accepting,
-                      fit: fit, processors: processors, preset: preset)
-    }
-
-    /// The same, for a source named by a string: a URL (normalised) or a manifest path or `key:` (verbatim).
-    public func bestImage(for source: String, size: PointSize, scale: Double,
-                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
-                          processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
-        try bestImage(for: SourceIdentifier(source), size: size, scale: scale, accepting: accepting,
-                      fit: fit, processors: processors, preset: preset)
-    }
-
-    /// The same, for a source identifier.
+    /// The best image for a source identifier; see ``ImageLookup`` for the URL and string forms,
+    /// the rules and the parameters.
     public func bestImage(for source: SourceIdentifier, size: PointSize, scale: Double,
                           accepting: [ImageFormat], fit: FitMode.Kind? = nil,
                           processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
@@ -166,11 +140,6 @@ public final class CacheBundle: Sendable {
     /// missing tables or columns. Reads the whole index; empty for a bundle `warm-cache` wrote.
     public func indexProblems() throws -> [IndexProblem] {
         try query { try IndexValidation.problems(in: $0) }
-    }
-
-    /// The placeholder stored for a source, or `nil` if the bundle has none for it.
-    public func placeholder(for url: URL) throws -> ImagePlaceholder? {
-        try placeholder(for: SourceIdentifier(url.absoluteString))
     }
 
     /// The placeholder stored for a source identifier, or `nil`.

@@ -46,9 +46,29 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
         if let cached = memoryCache.data(forKey: sha256) {
             return cached
         }
+        return try read(options: .mappedIfSafe)
+    }
+
+    /// Whether the bytes are in the memory cache now.
+    package var isInMemory: Bool {
+        memoryCache.contains(sha256)
+    }
+
+    /// Names this blob in this memory cache: what a prefetch claims while it loads it.
+    package var memoryKey: String {
+        "\(ObjectIdentifier(memoryCache).hashValue)/\(sha256)"
+    }
+
+    /// Reads the whole file into memory (not mapped, so no page faults later) and caches it:
+    /// what a prefetch does ahead of display.
+    package func loadIntoMemory() throws {
+        _ = try read(options: [])
+    }
+
+    private func read(options: Data.ReadingOptions) throws -> Data {
         let data: Data
         do {
-            data = try Data(contentsOf: fileURL, options: .mappedIfSafe)
+            data = try Data(contentsOf: fileURL, options: options)
         } catch {
             throw CacheBundleError(.blobMissing(path: BundleFormat.objectPath(sha256: sha256, format: format)),
                                    bundleURL: bundleURL, detail: "\(error.localizedDescription)")

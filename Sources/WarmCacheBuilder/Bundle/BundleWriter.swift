@@ -282,22 +282,7 @@ public final class BundleWriter: Sendable {
 
     /// Deletes blob files under `objects/` that no staged row references; returns how many.
     private func collectGarbage(keeping builder: IndexBuilder) -> Int {
-        let fileManager = FileManager.default
-        var removed = 0
-        guard let fanouts = try? fileManager.contentsOfDirectory(atPath: objectsURL.path) else { return 0 }
-        for fanout in fanouts {
-            let directory = objectsURL.appendingPathComponent(fanout)
-            guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { continue }
-            var remaining = names.count
-            for name in names where !BundleWriter.isReferenced(name, by: builder) {
-                if (try? fileManager.removeItem(at: directory.appendingPathComponent(name))) != nil {
-                    removed += 1
-                    remaining -= 1
-                }
-            }
-            if remaining == 0 { try? fileManager.removeItem(at: directory) }
-        }
-        return removed
+        ObjectStore.removeUnreferenced(in: bundleURL) { BundleWriter.isReferenced($0, by: builder) }
     }
 
     private func fileSystem<T>(_ action: String, _ body: () throws -> T) throws -> T {
@@ -324,6 +309,6 @@ public final class BundleWriter: Sendable {
     }
 
     private static func fileSize(_ url: URL) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        ObjectStore.fileSize(url)
     }
 }
