@@ -31,6 +31,7 @@ struct Invocation: Equatable {
         "inspect": ["--largest", "--html"],
         "verify": [],
         "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors"],
+        "pull": ["--concurrency", "--timeout", "--max-index-mib", "--seed"],
     ]
 
     /// The arguments for `warm-cache`.
