@@ -19,7 +19,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
               75  another run holds the output's lock (pull: another update of the directory is running)
             """,
         version: WarmCacheVersionText.text,
-        subcommands: [WarmCommand.self, PlanCommand.self, InspectCommand.self, VerifyCommand.self,
-                      LookupCommand.self, PullCommand.self],
+        subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
+                      VerifyCommand.self, LookupCommand.self, PullCommand.self],
         defaultSubcommand: WarmCommand.self)
 }

@@ -48,6 +48,8 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Sources encoded at once (default: one per core).")
     var jobs: Int?
 
+    @OptionGroup var shard: ShardOption
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -56,10 +58,18 @@ struct WarmCommand: AsyncParsableCommand {
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if shard.shard != nil, output == nil {
+            throw ValidationError("--shard writes a partial bundle: give it its own --output (for example "
+                + "parts/Images-2.warmcache), then combine the parts with 'warm-cache merge'")
+        }
     }
 
     func run() async throws {
+        let shard = try self.shard.resolve()
         var plan = try manifest.load(quiet: logging.quiet)
+        if let shard {
+            plan = plan.restricted(to: shard)
+        }
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         if let output {
             plan.output = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL

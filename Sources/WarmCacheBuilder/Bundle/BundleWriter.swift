@@ -121,6 +121,40 @@ public final class BundleWriter: Sendable {
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
 
+    /// Adds the blob at `file` (another bundle's, named by its hash) to the object store unless an
+    /// identical one is there: as a hard link where the file system allows, else as a copy. Like
+    /// every new blob, it is flushed by ``commit(createdAt:manifestFingerprint:shard:)`` before the
+    /// index that lists it is published. Thread-safe.
+    @discardableResult
+    public func adoptBlob(at file: URL, sha256: String, format: ImageFormat, byteCount: Int) throws -> StoredBlob {
+        let destination = blobURL(sha256: sha256, format: format)
+        guard BundleWriter.fileSize(file) == byteCount else {
+            throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
+                                    detail: "\(file.path) is missing or is not \(byteCount) bytes")
+        }
+        if hasBlob(sha256: sha256, format: format, byteCount: byteCount) {
+            return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: false)
+        }
+        try fileSystem("adding blob \(destination.lastPathComponent)") {
+            let fanout = destination.deletingLastPathComponent()
+            if fanouts.withLock({ !$0.contains(fanout.lastPathComponent) }) {
+                try FileManager.default.createDirectory(at: fanout, withIntermediateDirectories: true)
+                fanouts.withLock { _ = $0.insert(fanout.lastPathComponent) }
+            }
+            // A hard link is one directory entry; across file systems (or where links are not
+            // allowed) the bytes are copied, through .tmp/ so the blob appears whole. A wrong-sized
+            // leftover at the destination is replaced.
+            if link(file.path, destination.path) != 0 {
+                let data = try Data(contentsOf: file, options: .mappedIfSafe)
+                let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
+                try DurableFile.write(data, to: temporary, flush: false)
+                try DurableFile.move(temporary, to: destination)
+            }
+        }
+        try withStaging { try $0.recordAdded(destination.path) }
+        return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: true)
+    }
+
     /// Whether the store has a file for this blob with the right size (no content check).
     public func hasBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
         BundleWriter.fileSize(blobURL(sha256: sha256, format: format)) == byteCount
@@ -180,24 +214,29 @@ public final class BundleWriter: Sendable {
             throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
                                     detail: "variant \(orphan.key) belongs to no listed source")
         }
-        return try commit(createdAt: contents.createdAt)
+        return try commit(createdAt: contents.createdAt, manifestFingerprint: contents.manifestFingerprint,
+                          shard: contents.shard)
     }
 
     /// Publishes the staged rows as the bundle's new index, atomically, then deletes
     /// unreferenced blobs. `createdAt` goes to `meta.created_at` only when set; leave it `nil`
-    /// for byte-identical re-runs.
+    /// for byte-identical re-runs. `manifestFingerprint` and `shard` go to `meta` when set (see
+    /// ``BundleContents``).
     @discardableResult
-    public func commit(createdAt: Date? = nil) throws -> CommitSummary {
+    public func commit(createdAt: Date? = nil, manifestFingerprint: String? = nil,
+                       shard: Shard? = nil) throws -> CommitSummary {
         try staged.withLock { existing in
             let builder = try existing ?? IndexBuilder(generator: generator, stagingPath: stagingPath)
             existing = builder  // kept on failure, for abandon() to discard
-            let summary = try commit(builder, createdAt: createdAt)
+            let summary = try commit(builder, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
+                                     shard: shard)
             existing = nil
             return summary
         }
     }
 
-    private func commit(_ builder: IndexBuilder, createdAt: Date?) throws -> CommitSummary {
+    private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?,
+                        shard: Shard?) throws -> CommitSummary {
         var blobCount = 0
         var blobBytes = 0
         do {
@@ -219,7 +258,8 @@ public final class BundleWriter: Sendable {
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
-            try builder.publish(to: temporary.path, createdAt: createdAt)
+            try builder.publish(to: temporary.path, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
+                                shard: shard)
             try injectFault(.indexBuilt)
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")

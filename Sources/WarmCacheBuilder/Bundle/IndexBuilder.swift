@@ -181,9 +181,10 @@ final class IndexBuilder {
 
     // MARK: Publishing
 
-    /// Writes the index of every staged row into a new file at `path`, in one transaction.
+    /// Writes the index of every staged row into a new file at `path`, in one transaction, with
+    /// `meta` holding `createdAt`, `manifestFingerprint` and `shard` when set.
     /// Staging ends here: rows added afterwards are not published.
-    func publish(to path: String, createdAt: Date?) throws {
+    func publish(to path: String, createdAt: Date?, manifestFingerprint: String? = nil, shard: Shard? = nil) throws {
         if !published {
             published = true
             try staging.execute("COMMIT")
@@ -212,6 +213,12 @@ final class IndexBuilder {
             ]
             if let createdAt {
                 meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
+            }
+            if let manifestFingerprint {
+                meta.append((BundleFormat.MetaKey.manifestFingerprint, manifestFingerprint))
+            }
+            if let shard {
+                meta.append((BundleFormat.MetaKey.shard, shard.description))
             }
             for (key, value) in meta.sorted(by: { $0.0 < $1.0 }) {
                 try connection.statement("INSERT INTO meta (key, value) VALUES (?, ?)")

@@ -137,7 +137,7 @@ public struct WarmPipeline: Sendable {
                 + "\(plan.output.path) is unchanged", report: try finished(.failed))
         }
         do {
-            let summary = try writer.commit()
+            let summary = try writer.commit(manifestFingerprint: plan.fingerprint, shard: plan.shard)
             report.totals.blobsRemoved = summary.blobsRemoved
         } catch {
             writer.abandon()

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheTestSupport
+
+/// One manifest warmed as N shards (N = 1, 3, 4) and merged gives exactly the bundle of one
+/// unsharded run: the same index bytes and the same objects.
+@Suite struct ShardedWarmTests {
+    @Test func shardsMergedAreByteIdenticalToOneUnshardedRun() async throws {
+        let images = try SourceImages.distinct(14)
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/s/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"s\(index)\"")
+        }
+        try await withWorld(routes: routes) { scratch, server in
+            // Two URLs of the same image: identical blobs in different shards, stored once.
+            var urls = (0..<images.count).map { server.url("/s/\($0)") }
+            urls.append(server.url("/s/0?copy=1"))
+            let defaults = "defaults:\n  placeholder: [thumbhash, blurhash]"
+            let manifest = try scratch.write(Manifests.yaml(urls: urls, defaults: defaults), to: "manifest.yml")
+            let plan = try ManifestLoader(environment: [:]).load(contentsOf: manifest)
+
+            let whole = scratch.path("whole/Images.warmcache")
+            let unsharded = try await Warm.run(manifest, output: whole, options: Warm.options(cache: scratch.path("c")))
+                .published()
+            #expect(unsharded.totals.sourcesOK == urls.count)
+            let expected = snapshot(of: whole)
+            #expect(expected.keys.contains("index.sqlite"))
+
+            for count in [1, 3] {
+                var parts: [URL] = []
+                for index in 1...count {
+                    var part = plan.restricted(to: try Shard(index: index, count: count))
+                    part.output = scratch.path("n\(count)/part-\(index).warmcache")
+                    _ = try await WarmPipeline(plan: part, options: Warm.options(cache: scratch.path("c\(count)-\(index)")),
+                                               logger: Warm.logger).run()
+                    parts.append(part.output)
+                }
+                let merged = scratch.path("n\(count)/Images.warmcache")
+                try BundleMerger(parts: parts, output: merged).merge()
+                let actual = snapshot(of: merged)
+                #expect(actual == expected, "\(count) shards: \(differences(expected, actual))")
+            }
+
+            // N = 4 through the command line, as a CI matrix runs it, reports included.
+            var arguments = ["merge", "-o", "n4/Images.warmcache"]
+            var reports: [String] = []
+            for index in 1...4 {
+                let result = try await CLI.run(["warm", "manifest.yml", "--shard", "\(index)/4", "-q",
+                                                "-o", "n4/part-\(index).warmcache", "--cache-dir", "c4-\(index)",
+                                                "--report", "n4/report-\(index).json"], in: scratch.url)
+                #expect(result.status == 0, "\(result)")
+                arguments.append("n4/part-\(index).warmcache")
+                reports.append("n4/report-\(index).json")
+            }
+            let merge = try await CLI.run(arguments + ["--report", "n4/report.json", "--reports"] + reports,
+                                          in: scratch.url)
+            #expect(merge.status == 0, "\(merge)")
+            let actual = snapshot(of: scratch.path("n4/Images.warmcache"))
+            #expect(actual == expected, "4 shards: \(differences(expected, actual))")
+
+            let report = try JSONDecoder().decode(WarmReport.self, from: Data(contentsOf: scratch.path("n4/report.json")))
+            #expect(report.status == .ok)
+            #expect(report.totals.sources == urls.count && report.totals.variants == unsharded.totals.variants)
+            #expect(report.sources.map(\.identifier) == unsharded.sources.map(\.identifier))
+
+            // A part from another manifest is refused, naming both parts; the merged bundle stays.
+            let other = try scratch.write(Manifests.yaml(urls: Array(urls.prefix(3)), presets: ["thumb"]), to: "other.yml")
+            let foreign = try await CLI.run(["warm", "other.yml", "--shard", "1/4", "-q", "-o", "foreign.warmcache",
+                                             "--cache-dir", "c-other"], in: scratch.url)
+            #expect(foreign.status == 0, "\(foreign)")
+            let refused = try await CLI.run(["merge", "-o", "n4/Images.warmcache", "n4/part-2.warmcache",
+                                             "foreign.warmcache", "--allow-missing-shards"], in: scratch.url)
+            #expect(refused.status == 1)
+            #expect(refused.stderr.contains("different manifests") && refused.stderr.contains("foreign.warmcache")
+                    && refused.stderr.contains("part-2.warmcache"), "\(refused)")
+            #expect(snapshot(of: scratch.path("n4/Images.warmcache")) == expected)
+        }
+    }
+}
