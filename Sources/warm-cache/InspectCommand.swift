@@ -26,6 +26,10 @@ struct InspectCommand: ParsableCommand {
                                valueName: "file.html"))
     var html: String?
 
+    func validate() throws {
+        try ContactSheetOutput.validate(html)
+    }
+
     func run() throws {
         if let html {
             try ContactSheetOutput.write(ContactSheet(bundleURL: URL(fileURLWithPath: bundle)), to: html,

@@ -62,6 +62,7 @@ struct WarmCommand: AsyncParsableCommand {
             throw ValidationError("--shard writes a partial bundle: give it its own --output (for example "
                 + "parts/Images-2.warmcache), then combine the parts with 'warm-cache merge'")
         }
+        try ContactSheetOutput.validate(html)
     }
 
     func run() async throws {

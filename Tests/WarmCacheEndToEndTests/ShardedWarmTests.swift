@@ -66,7 +66,7 @@ import WarmCacheTestSupport
             #expect(report.sources.map(\.identifier) == unsharded.sources.map(\.identifier))
 
             // A part from another manifest is refused, naming both parts; the merged bundle stays.
-            let other = try scratch.write(Manifests.yaml(urls: Array(urls.prefix(3)), presets: ["thumb"]), to: "other.yml")
+            _ = try scratch.write(Manifests.yaml(urls: Array(urls.prefix(3)), presets: ["thumb"]), to: "other.yml")
             let foreign = try await CLI.run(["warm", "other.yml", "--shard", "1/4", "-q", "-o", "foreign.warmcache",
                                              "--cache-dir", "c-other"], in: scratch.url)
             #expect(foreign.status == 0, "\(foreign)")
@@ -77,5 +77,50 @@ import WarmCacheTestSupport
                     && refused.stderr.contains("part-2.warmcache"), "\(refused)")
             #expect(snapshot(of: scratch.path("n4/Images.warmcache")) == expected)
         }
+    }
+
+    /// `plan --shard I/N` shows exactly the sources the assignment gives shard I, and
+    /// `plan --shards N` counts what each shard would warm (no network, nothing written).
+    @Test func planShowsWhatTheShardAssignmentGivesEachShard() async throws {
+        let scratch = try Scratch(#function)
+        defer { scratch.remove() }
+        let urls = (0..<300).map { URL(string: "https://cdn.example.com/products/\($0).jpg")! }
+        try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+        let count = 3
+        let assigned = Dictionary(grouping: urls.map { SourceIdentifier($0.absoluteString).rawValue }) {
+            Shard.index(of: SourceIdentifier(verbatim: $0), count: count)
+        }
+
+        for index in 1...count {
+            let json = try await CLI.run(["plan", "manifest.yml", "--shard", "\(index)/\(count)", "--json"],
+                                         in: scratch.url)
+            #expect(json.status == 0, "\(json)")
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(plan["shard"] as? String == "\(index)/\(count)")
+            let sources = try #require(plan["sources"] as? [[String: Any]])
+            #expect(Set(sources.compactMap { $0["identifier"] as? String }) == Set(assigned[index] ?? []))
+            #expect(sources.allSatisfy { ($0["variants"] as? [Any])?.count == Manifests.variantsPerSource })
+
+            let text = try await CLI.run(["plan", "manifest.yml", "--shard", "\(index)/\(count)"], in: scratch.url)
+            #expect(text.stdout.contains("shard \(index)/\(count): \(assigned[index]?.count ?? 0) of the "
+                                         + "manifest's \(urls.count) sources"), "\(text)")
+        }
+
+        let json = try await CLI.run(["plan", "manifest.yml", "--shards", "\(count)", "--json"], in: scratch.url)
+        #expect(json.status == 0, "\(json)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["shard"] as? String } == (1...count).map { "\($0)/\(count)" })
+        for (offset, row) in rows.enumerated() {
+            let sources = assigned[offset + 1]?.count ?? 0
+            #expect((row["sources"] as? NSNumber)?.intValue == sources)
+            #expect((row["variants"] as? NSNumber)?.intValue == sources * Manifests.variantsPerSource)
+        }
+        let text = try await CLI.run(["plan", "manifest.yml", "--shards", "\(count)"], in: scratch.url)
+        for index in 1...count {
+            let sources = assigned[index]?.count ?? 0
+            #expect(text.stdout.contains("shard \(index)/\(count): \(sources) sources, "
+                                         + "\(sources * Manifests.variantsPerSource) variants"), "\(text)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("Out").path))
     }
 }

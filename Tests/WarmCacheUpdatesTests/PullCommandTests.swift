@@ -19,9 +19,18 @@ struct PullCommandTests {
         return nil
     }()
 
-    /// Runs `warm-cache arguments`; output goes through files (no pipe can fill up).
-    func pull(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `warm-cache pull arguments`, waiting off the cooperative pool so tests beside it keep running.
+    func pull(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let executable = try #require(Self.executable, "build warm-cache first (swift build --build-tests)")
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try Self.pullBlocking(executable, arguments) })
+            }
+        }
+    }
+
+    /// Runs `warm-cache pull arguments` on the calling thread; output goes through files (no pipe can fill up).
+    static func pullBlocking(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("wc-pull-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
@@ -44,17 +53,17 @@ struct PullCommandTests {
         let base = server.url("/pub/Images.warmcache/").absoluteString
         let local = temporaryUpdateDirectory().path
 
-        let first = try pull([base, local])
+        let first = try await pull([base, local])
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("updated") && first.output.contains("10 blobs"))
-        let second = try pull([base, local])
+        let second = try await pull([base, local])
         #expect(second.status == 0 && second.output.contains("up to date"), "\(second.output)")
 
         try published.change([2])
         try published.serve(on: server)
         let broken = try #require(published.variants(of: 2).first)
         server.setRoute(published.blobPath(of: broken), .status(404))
-        let failed = try pull([base, local])
+        let failed = try await pull([base, local])
         #expect(failed.status == 5, "\(failed.output)")
         #expect(failed.output.contains("HTTP 404") && failed.output.contains("unchanged"))
         #expect(try CacheBundle(contentsOf: URL(fileURLWithPath: local)).contains(PublishedBundle.source(2)))

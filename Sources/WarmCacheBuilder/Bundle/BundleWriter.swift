@@ -182,6 +182,41 @@ public final class BundleWriter: Sendable {
         }
     }
 
+    /// How ``merge(_:)-variant`` staged a variant read from another bundle.
+    package enum MergedVariant: Sendable, Equatable {
+        /// Newly staged: its blob must be added to the store.
+        case added
+        /// Staged before with the same row; its presets are now united with the staged ones.
+        case present
+        /// Staged before with a different row (another blob, size or alpha): this one is not staged.
+        case differs(staged: BundleContents.Variant)
+    }
+
+    /// Stages a source read from another bundle (`warm-cache merge`) unless its identifier is
+    /// staged. Returns `nil` when staged now or staged before with the same row; else the row
+    /// staged before, which differs. Thread-safe.
+    package func merge(_ source: BundleContents.Source) throws -> BundleContents.Source? {
+        try withStaging { builder in
+            guard let staged = try builder.addUnlessStaged(source), staged != source else { return nil }
+            return staged
+        }
+    }
+
+    /// Stages a variant read from another bundle (`warm-cache merge`): a key staged before must
+    /// have the same row apart from its presets, which are united. Rows go to the same staging
+    /// database as a warm's, a batch at a time, so a merge of any size holds no rows in memory.
+    /// Thread-safe.
+    package func merge(_ variant: BundleContents.Variant) throws -> MergedVariant {
+        try withStaging { builder in
+            guard let staged = try builder.addUnlessStaged(variant) else { return .added }
+            var same = variant
+            same.presets = staged.presets
+            guard same == staged else { return .differs(staged: staged) }
+            try builder.addPresets(variant.presets, to: variant.key)
+            return .present
+        }
+    }
+
     /// Runs `body` with the staging database, creating it on first use, under its lock.
     private func withStaging<T>(_ body: (IndexBuilder) throws -> T) throws -> T {
         try staged.withLock { existing in

@@ -18,8 +18,8 @@ final class IndexBuilder {
     private var pendingRows = 0
     private var published = false
 
-    /// Staged rows are committed in batches of this many sources (the staging file is scratch:
-    /// no journal, no flush).
+    /// Staged rows are committed in batches of this many sources (or, in a merge, variants; the
+    /// staging file is scratch: no journal, no flush).
     private static let batchSize = 512
 
     /// The staging database has the index's own schema; its source ids are provisional (the
@@ -108,6 +108,37 @@ final class IndexBuilder {
         for preset in Set(variant.presets) {
             try staging.statement("INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
                 .bind(.text(preset), .text(variant.key.rawValue)).run()
+        }
+    }
+
+    // MARK: Merging
+
+    /// Stages a source read from another bundle unless its identifier is staged; returns the staged
+    /// row when it is (equal or not: ``BundleWriter/merge(_:)-source`` decides).
+    func addUnlessStaged(_ source: BundleContents.Source) throws -> BundleContents.Source? {
+        if try stagedID(of: source.identifier) != nil {
+            return try IndexRows.source(source.identifier, in: staging)
+        }
+        try add(source)
+        return nil
+    }
+
+    /// Stages a variant read from another bundle unless its key is staged; returns the staged row,
+    /// with its presets, when it is.
+    func addUnlessStaged(_ variant: BundleContents.Variant) throws -> BundleContents.Variant? {
+        if let staged = try IndexRows.variant(variant.key.rawValue, in: staging) {
+            return staged
+        }
+        try add(variant)
+        try countRow()
+        return nil
+    }
+
+    /// Adds preset names to a staged variant (names it has already are kept once).
+    func addPresets(_ presets: [String], to key: VariantKey) throws {
+        for preset in Set(presets) {
+            try staging.statement("INSERT OR IGNORE INTO variant_presets (preset, cache_key) VALUES (?, ?)")
+                .bind(.text(preset), .text(key.rawValue)).run()
         }
     }
 

@@ -109,7 +109,8 @@ public final class ImageFetcher: Sendable {
             return .notModified(fresh)
         case .downloaded(let staged, let original):
             do {
-                try staged.install(at: destination)
+                // A link, or a copy that is fsynced: blocking, so not on the cooperative pool.
+                try await BlockingWork.run { try staged.install(at: destination) }
             } catch {
                 throw FetchError(url: url, kind: .fileSystem(String(describing: error)), attempts: original.attempts)
             }

@@ -5,7 +5,9 @@ import WarmCache
 /// bundle: `warm-cache merge -o Images.warmcache PART...`.
 ///
 /// - Index rows are unioned and written by the same ``BundleWriter`` and index builder as `warm`,
-///   so the shards of a manifest merge into exactly the bundle one unsharded run writes.
+///   so the shards of a manifest merge into exactly the bundle one unsharded run writes. Rows are
+///   streamed part by part into the writer's on-disk staging index, never collected: memory stays
+///   flat however many sources the parts hold (100,000 sources x 6 variants: see the README).
 /// - Blobs are deduplicated by hash and hard-linked from the parts where the file system allows
 ///   (copied otherwise), so a merge costs file-system operations, not bytes.
 /// - Parts must belong together: the same format version, tool version and manifest fingerprint;
@@ -58,7 +60,6 @@ public struct BundleMerger: Sendable {
             loaded.append(try BundlePart(url: url))
         }
         try checkCompatible(loaded)
-        let (contents, blobs) = try union(loaded)
 
         let lock: OutputLock
         do {
@@ -75,20 +76,52 @@ public struct BundleMerger: Sendable {
         }
         do {
             var added = 0
-            for blob in blobs {
-                let file = blob.part.appendingPathComponent(BundleFormat.objectPath(sha256: blob.sha256, format: blob.format))
-                if try writer.adoptBlob(at: file, sha256: blob.sha256, format: blob.format,
-                                        byteCount: blob.byteCount).written {
-                    added += 1
-                }
+            for (index, part) in loaded.enumerated() {
+                added += try stage(part, earlier: loaded[..<index], into: writer)
             }
-            let summary = try writer.commit(contents)
+            let summary = try writer.commit(manifestFingerprint: loaded[0].fingerprint)
             return Summary(parts: parts.count, sources: summary.sourceCount, variants: summary.variantCount,
                            blobs: summary.blobCount, blobsAdded: added, blobsRemoved: summary.blobsRemoved)
+        } catch let error as BundleMergeError {
+            writer.abandon()
+            throw error
         } catch {
             writer.abandon()
             throw BundleMergeError(.fileSystem, "\(error)")
         }
+    }
+
+    /// Streams one part's rows into the writer's staging index (sources first, then variants) and
+    /// adds the blobs of its new variants; returns how many blobs were added. Rows another part
+    /// staged before must be identical (presets aside): else the error names both parts.
+    private func stage(_ part: BundlePart, earlier: ArraySlice<BundlePart>, into writer: BundleWriter) throws -> Int {
+        try part.forEachSource { source in
+            guard let staged = try writer.merge(source) else { return }
+            let other = try earlier.first { try $0.source(source.identifier) != nil }
+            throw incompatible("source \(source.identifier) differs between "
+                + "\(other?.name ?? "an earlier part") (original \(staged.contentSHA256.prefix(12))…) "
+                + "and \(part.name) (original \(source.contentSHA256.prefix(12))…): the parts come "
+                + "from different runs; warm them again from the same originals")
+        }
+        var added = 0
+        try part.forEachVariant { variant in
+            switch try writer.merge(variant) {
+            case .added:
+                if try writer.adoptBlob(at: part.blobURL(of: variant), sha256: variant.blobSHA256,
+                                        format: variant.key.spec.format, byteCount: variant.byteCount).written {
+                    added += 1
+                }
+            case .present:
+                break
+            case .differs(let staged):
+                let other = try earlier.first { try $0.variant(variant.key) != nil }
+                throw incompatible("\(variant.key.rawValue) is in \(other?.name ?? "an earlier part") as blob "
+                    + "\(staged.blobSHA256.prefix(12))… and in \(part.name) as blob "
+                    + "\(variant.blobSHA256.prefix(12))…: two different images for one key. "
+                    + "Warm the parts with the same warm-cache and libvips, from the same originals")
+            }
+        }
+        return added
     }
 
     // MARK: Checks
@@ -143,61 +176,5 @@ public struct BundleMerger: Sendable {
 
     private func incompatible(_ message: String) -> BundleMergeError {
         BundleMergeError(.incompatibleParts, "cannot merge: " + message)
-    }
-
-    // MARK: Union
-
-    struct Blob {
-        var part: URL
-        var sha256: String
-        var format: ImageFormat
-        var byteCount: Int
-    }
-
-    /// Every source and variant once, and every blob once with the first part that has it.
-    private func union(_ parts: [BundlePart]) throws(BundleMergeError) -> (BundleContents, [Blob]) {
-        var sources: [SourceIdentifier: (source: BundleContents.Source, part: Int)] = [:]
-        var variants: [String: (variant: BundleContents.Variant, part: Int)] = [:]
-        var blobs: [String: Blob] = [:]
-        for (index, part) in parts.enumerated() {
-            sources.reserveCapacity(sources.count + part.sources.count)
-            for source in part.sources {
-                if let existing = sources[source.identifier] {
-                    guard existing.source == source else {
-                        throw incompatible("source \(source.identifier) differs between "
-                            + "\(parts[existing.part].name) (original \(existing.source.contentSHA256.prefix(12))…) "
-                            + "and \(part.name) (original \(source.contentSHA256.prefix(12))…): the parts come "
-                            + "from different runs; warm them again from the same originals")
-                    }
-                    continue
-                }
-                sources[source.identifier] = (source, index)
-            }
-            variants.reserveCapacity(variants.count + part.variants.count)
-            for variant in part.variants {
-                let key = variant.key.rawValue
-                if var existing = variants[key] {
-                    var same = variant
-                    same.presets = existing.variant.presets
-                    guard existing.variant == same else {
-                        throw incompatible("\(key) is in \(parts[existing.part].name) as blob "
-                            + "\(existing.variant.blobSHA256.prefix(12))… and in \(part.name) as blob "
-                            + "\(variant.blobSHA256.prefix(12))…: two different images for one key. "
-                            + "Warm the parts with the same warm-cache and libvips, from the same originals")
-                    }
-                    existing.variant.presets = Array(Set(existing.variant.presets).union(variant.presets)).sorted()
-                    variants[key] = existing
-                    continue
-                }
-                variants[key] = (variant, index)
-                if blobs[variant.blobSHA256] == nil {
-                    blobs[variant.blobSHA256] = Blob(part: part.url, sha256: variant.blobSHA256,
-                                                     format: variant.key.spec.format, byteCount: variant.byteCount)
-                }
-            }
-        }
-        let contents = BundleContents(sources: sources.values.map(\.source), variants: variants.values.map(\.variant),
-                                      manifestFingerprint: parts[0].fingerprint)
-        return (contents, blobs.values.sorted { $0.sha256 < $1.sha256 })
     }
 }

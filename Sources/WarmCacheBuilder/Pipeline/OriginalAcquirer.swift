@@ -40,7 +40,9 @@ struct OriginalAcquirer: Sendable {
 
     private func acquireRemote(_ url: URL, identifier: SourceIdentifier) async throws(Failure) -> Acquired {
         let destination = cache.dataURL(for: identifier)
-        let record = cache.validRecord(for: identifier)
+        let cache = self.cache
+        // Checking a cached original hashes its bytes: a blocking read, kept off the cooperative pool.
+        let record = await BlockingWork.run { cache.validRecord(for: identifier) }
         func cached(_ record: OriginalRecord, warning: String? = nil) -> Acquired {
             Acquired(fileURL: destination, sha256: record.sha256, status: .cached, bytesDownloaded: 0, warning: warning)
         }
@@ -82,14 +84,15 @@ struct OriginalAcquirer: Sendable {
             record.etag = validators.etag ?? record.etag
             record.lastModified = validators.lastModified ?? record.lastModified
             record.checkedAt = Date()
-            try? cache.save(record, for: identifier)
+            let revalidated = record
+            try? await BlockingWork.run { try cache.save(revalidated, for: identifier) }
             return Acquired(fileURL: destination, sha256: record.sha256, status: .revalidated, bytesDownloaded: 0)
         case .downloaded(let original):
             let fresh = OriginalRecord(identifier: identifier.rawValue, sha256: original.sha256,
                                        byteCount: original.byteCount, etag: original.validators.etag,
                                        lastModified: original.validators.lastModified, checkedAt: Date())
             do {
-                try cache.save(fresh, for: identifier)
+                try await BlockingWork.run { try cache.save(fresh, for: identifier) }
             } catch {
                 throw Failure(message: "cannot record \(url.absoluteString) in the originals cache: "
                     + "\(error.localizedDescription)", bytesDownloaded: original.byteCount)

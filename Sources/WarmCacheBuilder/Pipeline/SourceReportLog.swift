@@ -12,7 +12,10 @@ import Darwin
 /// A private temporary SQLite database (deleted when the log is released) holds each finished
 /// source's ``SourceReport`` as JSON, keyed by identifier; ``write(_:to:)`` streams them back in
 /// identifier order into the report file.
-final class SourceReportLog {
+///
+/// Not thread-safe: one task at a time uses it (the run's loop), handing each call to a Dispatch
+/// thread with ``BlockingWork``, hence `@unchecked Sendable`.
+final class SourceReportLog: @unchecked Sendable {
     private let connection: SQLiteConnection
     private var pending = 0
     private let encoder: JSONEncoder = {

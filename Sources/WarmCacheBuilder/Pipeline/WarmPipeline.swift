@@ -45,14 +45,18 @@ public struct WarmPipeline: Sendable {
         }
         try checkEncoders()
         let writer = BundleWriter(bundleURL: plan.output)
+        let cacheDirectory = options.resolvedCacheDirectory(for: plan)
+        let originals = OriginalsCache(cacheDirectory: cacheDirectory)
+        // File-system work (listing, creating, sweeping, SQLite, syncfs) never runs on the cooperative
+        // pool: a blocked pool thread would stall downloads and their timers.
         do {
-            try writer.prepare()
+            try await BlockingWork.run {
+                try writer.prepare()
+                originals.sweepLeftovers()
+            }
         } catch {
             throw WarmError(.fileSystem, "\(error)")
         }
-        let cacheDirectory = options.resolvedCacheDirectory(for: plan)
-        let originals = OriginalsCache(cacheDirectory: cacheDirectory)
-        originals.sweepLeftovers()
 
         let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
         let fetcher = needsNetwork ? ImageFetcher(configuration: fetcherConfiguration, logger: logger) : nil
@@ -67,9 +71,9 @@ public struct WarmPipeline: Sendable {
 
         let log: SourceReportLog
         do {
-            log = try SourceReportLog()
+            log = try await BlockingWork.run { try SourceReportLog() }
         } catch {
-            writer.abandon()
+            await BlockingWork.run { writer.abandon() }
             throw WarmError(.fileSystem, "cannot create the report's temporary file: \(error)")
         }
         // Sources enter through a window: a few more than can be fetched and encoded at once,
@@ -96,7 +100,7 @@ public struct WarmPipeline: Sendable {
                 report.totals.add(outcome.report)
                 if let warning = outcome.warning { report.warnings.append(warning) }
                 do {
-                    try log.append(outcome.report)
+                    try await BlockingWork.run { try log.append(outcome.report) }
                 } catch {
                     logFailure = logFailure ?? error
                 }
@@ -107,15 +111,19 @@ public struct WarmPipeline: Sendable {
             try? await fetcher.shutdown()
         }
 
-        func finished(_ status: WarmReport.Status) throws(WarmError) -> WarmReport {
+        func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {
             report.status = status
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             report.warnings.sort()
             do {
                 if let logFailure { throw logFailure }
-                report.sources = try log.failures()
-                if let url = options.reportURL {
-                    try log.write(report, to: url)
+                let head = report
+                let reportURL = options.reportURL
+                report.sources = try await BlockingWork.run {
+                    if let reportURL {
+                        try log.write(head, to: reportURL)
+                    }
+                    return try log.failures()
                 }
             } catch {
                 throw WarmError(.fileSystem, "cannot write the report"
@@ -126,24 +134,27 @@ public struct WarmPipeline: Sendable {
 
         let totals = report.totals
         if options.strict, totals.sourcesFailed > 0 {
-            writer.abandon()
+            await BlockingWork.run { writer.abandon() }
             throw WarmError(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
                 + "and --strict is set: nothing was written; \(plan.output.path) is unchanged",
-                report: try finished(.failed))
+                report: try await finished(.failed))
         }
         if totals.sourcesOK == 0, !plan.sources.isEmpty {
-            writer.abandon()
+            await BlockingWork.run { writer.abandon() }
             throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
-                + "\(plan.output.path) is unchanged", report: try finished(.failed))
+                + "\(plan.output.path) is unchanged", report: try await finished(.failed))
         }
         do {
-            let summary = try writer.commit(manifestFingerprint: plan.fingerprint, shard: plan.shard)
+            let fingerprint = plan.fingerprint, shard = plan.shard
+            let summary = try await BlockingWork.run {
+                try writer.commit(manifestFingerprint: fingerprint, shard: shard)
+            }
             report.totals.blobsRemoved = summary.blobsRemoved
         } catch {
-            writer.abandon()
-            throw WarmError(.fileSystem, "\(error)", report: try finished(.failed))
+            await BlockingWork.run { writer.abandon() }
+            throw WarmError(.fileSystem, "\(error)", report: try await finished(.failed))
         }
-        return try finished(totals.sourcesFailed == 0 ? .ok : .partial)
+        return try await finished(totals.sourcesFailed == 0 ? .ok : .partial)
     }
 
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,

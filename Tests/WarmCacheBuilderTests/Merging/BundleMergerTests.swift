@@ -80,6 +80,24 @@ import WarmCache
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("m.warmcache").path))
     }
 
+    @Test func aSourceWithTwoDifferentOriginalsNamesBothPartsAndWritesNothing() throws {
+        let directory = try BundleFixtures.temporaryDirectory("merge-source-conflict")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let a = directory.appendingPathComponent("a.warmcache"), b = directory.appendingPathComponent("b.warmcache")
+        let c = directory.appendingPathComponent("c.warmcache")
+        try BundleFixtures.write(to: a, sources: ["https://x.test/1", "https://x.test/2"], fingerprint: Self.fingerprint)
+        try BundleFixtures.write(to: b, sources: ["https://x.test/3"], fingerprint: Self.fingerprint)
+        // Another original behind the same URL (the image changed between the two runs).
+        try BundleFixtures.write(to: c, sources: ["https://x.test/2"], salt: "changed", fingerprint: Self.fingerprint)
+
+        let output = directory.appendingPathComponent("m.warmcache")
+        let error = try #require(throws: BundleMergeError.self) { try BundleMerger(parts: [a, b, c], output: output).merge() }
+        #expect(error.kind == .incompatibleParts)
+        #expect(error.message.contains("source https://x.test/2 differs between \(a.path)"), "\(error)")
+        #expect(error.message.contains(c.path) && !error.message.contains(b.path), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     @Test func partsOfDifferentManifestsOrVersionsAreRefusedNamingBoth() throws {
         let directory = try BundleFixtures.temporaryDirectory("merge-mismatch")
         defer { try? FileManager.default.removeItem(at: directory) }
