@@ -52,14 +52,22 @@ import WarmCacheTestSupport
                 "/missing.jpg": "HTTP 404", "/broken.jpg": "HTTP 500", "/slow.jpg": "timed out",
                 "/cut.png": "connection ended after 100 of \(images[5].bytes.count) bytes", "/page.jpg": "HTML page",
             ]
+            let kinds: [String: SourceFailure.Kind] = [
+                "/missing.jpg": .httpStatus, "/broken.jpg": .httpStatus, "/slow.jpg": .timeout,
+                "/cut.png": .connection, "/page.jpg": .notAnImage,
+            ]
+            let statuses: [String: Int] = ["/missing.jpg": 404, "/broken.jpg": 500]
             for path in bad {
                 let url = server.url(path)
                 let source = try #require(report.source(url), "\(path) missing from the report")
                 #expect(source.status == .failed)
                 #expect(source.variants.isEmpty)
-                let error = source.error ?? ""
-                #expect(error.contains(url.absoluteString), "\(path): \(error)")
-                #expect(error.contains(reasons[path]!), "\(path): \(error)")
+                let failure = try #require(source.failure, "\(path) has no failure")
+                #expect(source.location == url.absoluteString)
+                #expect(failure.kind == kinds[path], "\(path): \(failure)")
+                #expect(failure.httpStatus == statuses[path], "\(path): \(failure)")
+                #expect(failure.message.contains(reasons[path]!), "\(path): \(failure)")
+                #expect(!failure.message.contains(url.absoluteString), "the URL is named once, by location: \(failure)")
                 #expect(source.listedAt.hasPrefix(manifest.path + ":"), "\(source.listedAt)")
             }
             // Retried once (retries: 1), not more; the 404 and the HTML page are not retried.

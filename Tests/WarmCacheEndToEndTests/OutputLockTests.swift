@@ -26,7 +26,8 @@ import WarmCacheTestSupport
             let bundlePath = scratch.path("Out/Images.warmcache").path
             #expect(error.message.contains(bundlePath), "\(error.message)")
             #expect(error.message.contains("pid \(ProcessInfo.processInfo.processIdentifier)"), "\(error.message)")
-            #expect(error.message.contains(".Images.warmcache.lock"), "\(error.message)")
+            #expect(error.message.contains(OutputLock.lockURL(for: scratch.path("Out/Images.warmcache")).path),
+                    "\(error.message)")
             #expect(server.requestCount(for: "/slow.jpg") == 1, "the locked-out run fetched")
 
             let report = try await first.value.published()
@@ -36,6 +37,8 @@ import WarmCacheTestSupport
             // The lock went with the first run: a third run goes ahead.
             let third = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-1")))
             #expect(third.failure == nil)
+            // The lock lives outside the output's folder: nothing but the bundle ships.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("Out").path) == ["Images.warmcache"])
         }
     }
 }
