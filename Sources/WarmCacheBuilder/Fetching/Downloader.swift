@@ -81,7 +81,7 @@ struct Downloader: Sendable {
                     }
                 } catch {
                     let classified = classify(error, url: hopURL)
-                    if let failure = classified as? AttemptFailure, case .cannotConnect = failure.kind {
+                    if let failure = classified as? AttemptFailure, failure.kind.meansHostUnreachable {
                         markUnreachable(hopURL, failure.kind)
                     }
                     throw classified
@@ -194,6 +194,11 @@ struct Downloader: Sendable {
         let host = URLRules.hostKey(of: url)
         guard !reached.withLock({ $0.contains(host) }) else { return }
         unreachable.withLock { $0[host] = kind }
+    }
+
+    /// Whether `url`'s host has been written off for this run (see ``markUnreachable(_:_:)``).
+    func isWrittenOff(_ url: URL) -> Bool {
+        unreachable.withLock { $0[URLRules.hostKey(of: url)] != nil }
     }
 
     /// Holds a permit for the URL's host, then a global one, while `body` runs. The host

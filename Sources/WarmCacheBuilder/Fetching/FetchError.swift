@@ -28,8 +28,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// `host:port` (or the proxy). Not retried, and later downloads from the same host in
         /// the same run fail at once with the same reason.
         case cannotConnect(host: String, reason: String)
-        /// No answer within the connect timeout. Retried; once a download has failed this way on
-        /// every attempt, the host's later downloads in the run fail at once with the same reason.
+        /// No answer within the connect timeout. Final for a host that has not answered earlier in
+        /// the run (its later downloads then fail at once with the same reason); retried for one
+        /// that has (a slow moment of a host known to be up).
         case connectTimeout(host: String, seconds: TimeInterval)
         /// The proxy refused the request (`407`: missing or wrong credentials) or could not be used.
         case proxy(String)
@@ -65,6 +66,16 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         var isRetried: Bool {
             if case .cannotConnect = self { return false }
             return isTransient
+        }
+
+        /// Whether no connection could be made at all (refused, no route, no DNS name, or no
+        /// answer within the connect timeout). A host that has not answered earlier in the run is
+        /// then written off: this download is not retried and the host's others fail at once.
+        var meansHostUnreachable: Bool {
+            switch self {
+            case .cannotConnect, .connectTimeout: return true
+            default: return false
+            }
         }
     }
 

@@ -16,18 +16,18 @@ public struct FetcherConfiguration: Sendable {
     /// of the HTTP/1.1 connection pool per host, so connections are reused, not multiplied.
     public var perHost: Int
     /// Time allowed to establish a TCP (and TLS) connection. A host that refuses connections,
-    /// has no route or no DNS name is not retried: see ``retries``.
+    /// has no route, no DNS name or no answer within this time is not retried: see ``retries``.
     public var connectTimeout: TimeInterval
     /// Deadline for one whole attempt: connecting, every redirect hop, the response head
     /// and the complete body. A server that trickles bytes forever still times out.
     public var requestTimeout: TimeInterval
     /// How many times a failed attempt is retried (so `retries + 1` attempts at most).
     /// Only transient failures are retried: dropped connections, timeouts, truncated
-    /// bodies, connect timeouts, HTTP 5xx, 408 and 429. Other 4xx answers, wrong content and
-    /// limits are final, and so is a host that refuses connections, has no route or no DNS
-    /// name. A host found unreachable (that way, or by connect timeouts on every attempt of
-    /// one download) fails its other downloads in the run at once, instead of each waiting
-    /// out its own timeouts.
+    /// bodies, HTTP 5xx, 408 and 429. Other 4xx answers, wrong content and limits are final,
+    /// and so is a host that has not answered in this run and refuses connections, has no
+    /// route, no DNS name or no answer within ``connectTimeout``: it is written off, and its
+    /// other downloads in the run fail at once instead of each waiting out its own timeouts.
+    /// (A connect timeout to a host that has answered before is retried.)
     public var retries: Int
     /// Base delay of the exponential backoff: retry `n` waits a random time between 0 and
     /// `min(maxBackoff, backoffBase * 2^(n-1))` ("full jitter"), so many clients failing

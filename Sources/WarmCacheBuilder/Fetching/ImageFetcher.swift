@@ -174,10 +174,10 @@ public final class ImageFetcher: Sendable {
                 }
             } catch let failure as AttemptFailure {
                 let error = FetchError(url: url, kind: failure.kind, attempts: attempt)
-                guard retryPolicy.shouldRetry(failure.kind, attempt: attempt) else {
-                    if case .connectTimeout = failure.kind {
-                        downloader.markUnreachable(url, failure.kind)  // silent on every attempt: down
-                    }
+                // A host that never answered in this run and could not be connected to is written
+                // off: retrying it would only multiply the connect timeout.
+                let writtenOff = failure.kind.meansHostUnreachable && downloader.isWrittenOff(url)
+                guard !writtenOff, retryPolicy.shouldRetry(failure.kind, attempt: attempt) else {
                     logger.debug("Giving up: \(error)")
                     throw error
                 }

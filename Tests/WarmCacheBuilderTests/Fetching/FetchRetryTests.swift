@@ -148,4 +148,27 @@ struct FetchRetryTests {
             #expect(Date().timeIntervalSince(started) < 20)
         }
     }
+
+    @Test("A host that never answers fails after one connect timeout, without retries, and its next download at once")
+    func silentHostIsWrittenOff() async throws {
+        let silent = try SilentPort()
+        var configuration = FetcherConfiguration()
+        configuration.connectTimeout = 1
+        configuration.retries = 5  // must not be used for a host that never answered
+        try await withFetchHarness(configuration: configuration) { harness in
+            for target in [silent.url("/a.png"), silent.url("/b.png")] {
+                do {
+                    _ = try await harness.fetcher.fetch(target, to: harness.destination())
+                    Issue.record("expected a connect timeout")
+                } catch let error as FetchError {
+                    // One attempt each: the first waited out its connect timeout, the second
+                    // found the host written off. (Attempts, not wall time, prove it.)
+                    #expect(error.kind == .connectTimeout(host: "127.0.0.1:\(silent.port)", seconds: 1))
+                    #expect(error.attempts == 1)
+                    #expect(error.description.contains("no answer within 1 s"), "\(error)")
+                }
+            }
+        }
+        withExtendedLifetime(silent) {}
+    }
 }
