@@ -3,6 +3,7 @@
 // WarmCache: bake remote images into an offline, content-addressed bundle at build time.
 //
 //   WarmCache          runtime loader library apps link (Foundation + SQLite only)
+//   WarmCacheUpdates   over-the-air updates of a bundle from static files (adds swift-crypto, URLSession)
 //   WarmCacheImaging   libvips engine: decode once, size, encode, placeholders
 //   WarmCacheBuilder   manifest, fetching, bundle writing, the warm pipeline
 //   warm-cache         the command-line front end (ArgumentParser)
@@ -14,6 +15,7 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "WarmCache", targets: ["WarmCache"]),
+        .library(name: "WarmCacheUpdates", targets: ["WarmCacheUpdates"]),
         .library(name: "WarmCacheBuilder", targets: ["WarmCacheBuilder"]),
         .executable(name: "warm-cache", targets: ["warm-cache"]),
         .plugin(name: "WarmCachePlugin", targets: ["WarmCachePlugin"]),
@@ -43,6 +45,12 @@ let package = Package(
 
         // MARK: Runtime
         .target(name: "WarmCache", dependencies: ["CSQLite"]),
+        // Downloads only what changed from a bundle served as static files; its own product so the
+        // reader above stays Foundation + SQLite. Crypto is CryptoKit on Apple platforms.
+        .target(
+            name: "WarmCacheUpdates",
+            dependencies: ["WarmCache", .product(name: "Crypto", package: "swift-crypto")]
+        ),
 
         // MARK: Builder
         .target(
@@ -61,6 +69,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -70,6 +79,7 @@ let package = Package(
             name: "warm-cache",
             dependencies: [
                 "WarmCacheBuilder",
+                "WarmCacheUpdates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -125,6 +135,10 @@ let package = Package(
                 "WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "WarmCacheUpdatesTests",
+            dependencies: ["WarmCacheUpdates", "WarmCacheBuilder", "WarmCacheTestSupport"]
         ),
         // The plugin's argument logic (Invocation.swift is a link into Plugins/WarmCachePlugin).
         .testTarget(name: "WarmCachePluginTests"),

@@ -5,6 +5,8 @@ enum ExitCodes {
     static let problemsFound = ExitCode(2)
     static let someSourcesFailed = ExitCode(3)
     static let nothingWritten = ExitCode(4)
+    /// `pull`: the update source failed or served something invalid; the local bundle is unchanged.
+    static let updateSourceFailed = ExitCode(5)
     static let invalidManifest = ExitCode(65)
     static let locked = ExitCode(75)
 }

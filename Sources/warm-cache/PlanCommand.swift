@@ -16,15 +16,38 @@ struct PlanCommand: ParsableCommand {
     @Flag(help: "List every source and variant, not just the totals.")
     var list = false
 
+    @OptionGroup var shard: ShardOption
+
+    @Option(help: "Print how many sources and variants each of N shards would warm.")
+    var shards: Int?
+
     @OptionGroup var logging: LoggingOptions
 
+    func validate() throws {
+        if shards != nil, shard.shard != nil { throw ValidationError("give --shard or --shards, not both") }
+        if let shards, !(1...Shard.maximumCount).contains(shards) {
+            throw ValidationError("--shards must be between 1 and \(Shard.maximumCount)")
+        }
+    }
+
     func run() throws {
-        let plan = try manifest.load(quiet: logging.quiet)
+        var plan = try manifest.load(command: "plan", quiet: logging.quiet)
+        if let shards {
+            try printShards(plan, count: shards)
+            return
+        }
+        let whole = plan.sources.count
+        if let shard = try shard.resolve() {
+            plan = plan.restricted(to: shard)
+        }
         if json {
             try Console.json(plan)
             return
         }
         Console.line("\(plan.manifestURL.path) → \(plan.output.path)")
+        if let shard = plan.shard {
+            Console.line("shard \(shard): \(plan.sources.count) of the manifest's \(whole) sources")
+        }
         Console.line(plan.summary.description)
         guard list else { return }
         for source in plan.sources {
@@ -35,5 +58,31 @@ struct PlanCommand: ParsableCommand {
                 Console.line("  \(variant.preset): \(box) @\(request.scale)x \(request.format)")
             }
         }
+    }
+
+    /// One line per shard, then the spread, e.g. `shard 2/4: 2513 sources, 15078 variants`.
+    private func printShards(_ plan: WarmPlan, count: Int) throws {
+        let parts = try plan.shards(count)
+        if json {
+            try Console.json(parts.map { ShardCount(shard: $0.shard!.description, sources: $0.sources.count,
+                                                    variants: $0.summary.variantCount) })
+            return
+        }
+        Console.line("\(plan.manifestURL.path): \(plan.sources.count) sources in \(count) shards")
+        for part in parts {
+            Console.line("shard \(part.shard!): \(part.sources.count) sources, \(part.summary.variantCount) variants")
+        }
+        let sizes = parts.map(\.sources.count)
+        if let smallest = sizes.min(), let largest = sizes.max(), !plan.sources.isEmpty {
+            let mean = Double(plan.sources.count) / Double(count)
+            Console.line(String(format: "largest shard %.1f%% above the mean, smallest %.1f%% below",
+                                (Double(largest) / mean - 1) * 100, (1 - Double(smallest) / mean) * 100))
+        }
+    }
+
+    private struct ShardCount: Encodable {
+        var shard: String
+        var sources: Int
+        var variants: Int
     }
 }

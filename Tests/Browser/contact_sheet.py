@@ -5,7 +5,8 @@ Usage: contact_sheet.py PAGE.html SCREENSHOT.png [--per-page N] [--filter TEXT] 
 
 Prints one JSON object on standard output: how long the page took to be ready, what it says it
 shows, the natural size of every <img> (after every image has loaded or failed), the placeholder
-canvases that hold pixels, the failure rows, the effect of typing TEXT into the filter (and of
+canvases that hold pixels, the failure rows, the rows shown for each preset and each format,
+the effect of typing TEXT into the filter (and of
 reloading the page after it) and of sorting by bytes, and where the screenshots are. The calling test judges the figures.
 
 Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (scripts/install-deps).
@@ -128,6 +129,19 @@ def main():
         result["bytesDescending"] = driver.execute_script(
             "return Array.from(document.querySelectorAll('#rows article.source')).map((a) => Number(a.dataset.bytes));")
         choose(driver, "sort", "identifier")
+
+        # Filtering by preset and by format: (sources, variants) shown for each option.
+        result["byPreset"], result["byFormat"] = {}, {}
+        for select_id, key in (("preset", "byPreset"), ("format", "byFormat")):
+            options = driver.execute_script(
+                "return Array.from(document.getElementById(arguments[0]).options).map((o) => [o.value, o.text]);",
+                select_id)
+            for value, name in options:
+                if value == "-1":
+                    continue
+                choose(driver, select_id, value)
+                result[key][name] = [int(body_data(driver, "matchingSources")), int(body_data(driver, "shownVariants"))]
+            choose(driver, select_id, "-1")
 
         driver.execute_script("window.scrollTo(0, 0);")
         driver.save_screenshot(arguments.screenshot)

@@ -97,6 +97,12 @@ import WarmCacheTestSupport
                 }
             }
 
+            // Filtering by preset and format shows only those variants (3 sources each): thumb is
+            // webp + jpeg, card jpeg + png at 1x and 2x, hero one avif.
+            #expect(report.byPreset == ["card": [3, 12], "hero": [3, 3], "thumb": [3, 6]], "\(report.byPreset)")
+            #expect(report.byFormat == ["avif": [3, 3], "jpeg": [3, 9], "png": [3, 6], "webp": [3, 3]],
+                    "\(report.byFormat)")
+
             // Sorting by bytes and filtering by identifier.
             #expect(report.bytesDescending == report.bytesDescending.sorted(by: >) && report.bytesDescending.count == 3)
             #expect(report.filteredSources == 1)
@@ -108,6 +114,17 @@ import WarmCacheTestSupport
             #expect(report.darkBackground == "rgb(22, 22, 24)", "\(report.darkBackground ?? "-")")
             let darkScreenshot = try #require(report.darkScreenshot)
             #expect(try await Browser.deviation(ofPNG: darkScreenshot) > 10)
+
+            // A run that writes nothing (--strict) still writes the page of its failures, and a
+            // page path that is a folder is refused before any work.
+            let strict = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "--strict", "-q",
+                                            "--html", "pages/strict.html"], in: scratch.url)
+            #expect(strict.status == 4, "\(strict)")
+            let strictPage = try String(contentsOf: scratch.path("pages/strict.html"), encoding: .utf8)
+            #expect(strictPage.contains("\"sources\":[]") && strictPage.contains("/gone.jpg"))
+            let folder = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "--html", "pages"],
+                                           in: scratch.url)
+            #expect(folder.status == 64 && folder.stderr.contains("--html 'pages' is a folder"), "\(folder)")
 
             // inspect --html writes the same page from the bundle alone (no failures to show).
             let inspect = try await CLI.run(["inspect", "Out/Images.warmcache", "--html", "Out/sheet.html"],

@@ -84,6 +84,9 @@ public final class FixtureServer: Sendable {
     /// Requests received on all paths.
     public var totalRequestCount: Int { state.totalRequests }
 
+    /// Response body bytes sent on all paths (headers not counted): what a transfer cost.
+    public var bodyBytesSent: Int { state.bodyBytesSent }
+
     /// Connections accepted so far: fewer connections than requests means keep-alive reuse.
     public var connectionCount: Int { state.connectionCount }
 

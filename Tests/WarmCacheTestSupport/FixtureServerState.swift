@@ -18,6 +18,7 @@ final class FixtureServerState: Sendable {
         var openChannels: [ObjectIdentifier: Channel] = [:]
         var inFlight = 0
         var maxInFlight = 0
+        var bodyBytesSent = 0
     }
 
     /// A request the handler is about to answer: the matching route, if any, and the
@@ -90,6 +91,13 @@ final class FixtureServerState: Sendable {
     }
 
     var totalRequests: Int { storage.withLock { $0.totalRequests } }
+
+    /// Counts response body bytes written to the sockets.
+    func bodySent(_ count: Int) {
+        storage.withLock { $0.bodyBytesSent += count }
+    }
+
+    var bodyBytesSent: Int { storage.withLock { $0.bodyBytesSent } }
     var maxInFlight: Int { storage.withLock { $0.maxInFlight } }
 
     /// Forgets recorded requests and counters (routes stay), between phases of a test.
@@ -98,6 +106,7 @@ final class FixtureServerState: Sendable {
             storage.records = [:]
             storage.counts = [:]
             storage.totalRequests = 0
+            storage.bodyBytesSent = 0
             storage.connections = 0
             storage.maxInFlight = storage.inFlight
         }

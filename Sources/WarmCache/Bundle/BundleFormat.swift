@@ -12,7 +12,7 @@ public enum BundleFormat {
     /// The major version this library writes and the highest it reads.
     public static let majorVersion = 1
     /// The minor version this library writes.
-    public static let minorVersion = 0
+    public static let minorVersion = 1
     /// `PRAGMA application_id` of every index: the ASCII bytes `WCch`.
     public static let applicationID: Int32 = 0x5743_6368
 
@@ -34,6 +34,8 @@ public enum BundleFormat {
         package static let createdAt = "created_at"
         package static let sourceCount = "source_count"
         package static let variantCount = "variant_count"
+        package static let manifestFingerprint = "manifest_fingerprint"
+        package static let shard = "shard"
     }
 
     /// The schema of `index.sqlite`, format 1.0, as executed by the writer.

@@ -16,7 +16,9 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
     public let sha256: String
     public let hasAlpha: Bool
     /// The blob on disk, readable in place.
-    public let fileURL: URL
+    public var fileURL: URL { URL(fileURLWithPath: path, isDirectory: false) }
+    /// The blob's absolute path (what ``fileURL`` points at).
+    public let path: String
     private let memoryCache: BlobMemoryCache
     private let bundleURL: URL
 
@@ -28,7 +30,7 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
         byteCount = record.byteCount
         sha256 = record.sha256
         hasAlpha = record.hasAlpha
-        fileURL = URL(fileURLWithPath: path, isDirectory: false)
+        self.path = path
         self.memoryCache = memoryCache
         self.bundleURL = bundleURL
     }
@@ -44,9 +46,29 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
         if let cached = memoryCache.data(forKey: sha256) {
             return cached
         }
+        return try read(options: .mappedIfSafe)
+    }
+
+    /// Whether the bytes are in the memory cache now.
+    package var isInMemory: Bool {
+        memoryCache.contains(sha256)
+    }
+
+    /// Names this blob in this memory cache: what a prefetch claims while it loads it.
+    package var memoryKey: String {
+        "\(ObjectIdentifier(memoryCache).hashValue)/\(sha256)"
+    }
+
+    /// Reads the whole file into memory (not mapped, so no page faults later) and caches it:
+    /// what a prefetch does ahead of display.
+    package func loadIntoMemory() throws {
+        _ = try read(options: [])
+    }
+
+    private func read(options: Data.ReadingOptions) throws -> Data {
         let data: Data
         do {
-            data = try Data(contentsOf: fileURL, options: .mappedIfSafe)
+            data = try Data(contentsOf: fileURL, options: options)
         } catch {
             throw CacheBundleError(.blobMissing(path: BundleFormat.objectPath(sha256: sha256, format: format)),
                                    bundleURL: bundleURL, detail: "\(error.localizedDescription)")
@@ -60,7 +82,7 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
     }
 
     public static func == (lhs: CachedImage, rhs: CachedImage) -> Bool {
-        lhs.cacheKey == rhs.cacheKey && lhs.sha256 == rhs.sha256 && lhs.fileURL == rhs.fileURL
+        lhs.cacheKey == rhs.cacheKey && lhs.sha256 == rhs.sha256 && lhs.path == rhs.path
     }
 
     public func hash(into hasher: inout Hasher) {

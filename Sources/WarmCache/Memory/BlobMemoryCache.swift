@@ -43,6 +43,11 @@ public final class BlobMemoryCache: @unchecked Sendable {
         }
     }
 
+    /// Whether `key` is cached, without marking it used.
+    public func contains(_ key: String) -> Bool {
+        lock.withLock { nodes[key] != nil }
+    }
+
     public func insert(_ data: Data, forKey key: String) {
         lock.withLock {
             if let existing = nodes[key] { remove(existing) }

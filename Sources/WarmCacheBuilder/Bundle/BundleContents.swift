@@ -7,11 +7,18 @@ public struct BundleContents: Sendable {
     public var variants: [Variant]
     /// Written to `meta.created_at` only when set; leave `nil` for byte-identical re-runs.
     public var createdAt: Date?
+    /// The plan's ``WarmPlan/fingerprint``, written to `meta.manifest_fingerprint` when set.
+    public var manifestFingerprint: String?
+    /// Set for a partial bundle warmed by one shard (`meta.shard`, e.g. `2/4`); never for a merged one.
+    public var shard: Shard?
 
-    public init(sources: [Source] = [], variants: [Variant] = [], createdAt: Date? = nil) {
+    public init(sources: [Source] = [], variants: [Variant] = [], createdAt: Date? = nil,
+                manifestFingerprint: String? = nil, shard: Shard? = nil) {
         self.sources = sources
         self.variants = variants
         self.createdAt = createdAt
+        self.manifestFingerprint = manifestFingerprint
+        self.shard = shard
     }
 
     /// One original image.

@@ -121,6 +121,40 @@ public final class BundleWriter: Sendable {
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
 
+    /// Adds the blob at `file` (another bundle's, named by its hash) to the object store unless an
+    /// identical one is there: as a hard link where the file system allows, else as a copy. Like
+    /// every new blob, it is flushed by ``commit(createdAt:manifestFingerprint:shard:)`` before the
+    /// index that lists it is published. Thread-safe.
+    @discardableResult
+    public func adoptBlob(at file: URL, sha256: String, format: ImageFormat, byteCount: Int) throws -> StoredBlob {
+        let destination = blobURL(sha256: sha256, format: format)
+        guard BundleWriter.fileSize(file) == byteCount else {
+            throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
+                                    detail: "\(file.path) is missing or is not \(byteCount) bytes")
+        }
+        if hasBlob(sha256: sha256, format: format, byteCount: byteCount) {
+            return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: false)
+        }
+        try fileSystem("adding blob \(destination.lastPathComponent)") {
+            let fanout = destination.deletingLastPathComponent()
+            if fanouts.withLock({ !$0.contains(fanout.lastPathComponent) }) {
+                try FileManager.default.createDirectory(at: fanout, withIntermediateDirectories: true)
+                fanouts.withLock { _ = $0.insert(fanout.lastPathComponent) }
+            }
+            // A hard link is one directory entry; across file systems (or where links are not
+            // allowed) the bytes are copied, through .tmp/ so the blob appears whole. A wrong-sized
+            // leftover at the destination is replaced.
+            if link(file.path, destination.path) != 0 {
+                let data = try Data(contentsOf: file, options: .mappedIfSafe)
+                let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
+                try DurableFile.write(data, to: temporary, flush: false)
+                try DurableFile.move(temporary, to: destination)
+            }
+        }
+        try withStaging { try $0.recordAdded(destination.path) }
+        return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: true)
+    }
+
     /// Whether the store has a file for this blob with the right size (no content check).
     public func hasBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
         BundleWriter.fileSize(blobURL(sha256: sha256, format: format)) == byteCount
@@ -145,6 +179,41 @@ public final class BundleWriter: Sendable {
             for variant in variants {
                 try builder.add(variant)
             }
+        }
+    }
+
+    /// How ``merge(_:)-variant`` staged a variant read from another bundle.
+    package enum MergedVariant: Sendable, Equatable {
+        /// Newly staged: its blob must be added to the store.
+        case added
+        /// Staged before with the same row; its presets are now united with the staged ones.
+        case present
+        /// Staged before with a different row (another blob, size or alpha): this one is not staged.
+        case differs(staged: BundleContents.Variant)
+    }
+
+    /// Stages a source read from another bundle (`warm-cache merge`) unless its identifier is
+    /// staged. Returns `nil` when staged now or staged before with the same row; else the row
+    /// staged before, which differs. Thread-safe.
+    package func merge(_ source: BundleContents.Source) throws -> BundleContents.Source? {
+        try withStaging { builder in
+            guard let staged = try builder.addUnlessStaged(source), staged != source else { return nil }
+            return staged
+        }
+    }
+
+    /// Stages a variant read from another bundle (`warm-cache merge`): a key staged before must
+    /// have the same row apart from its presets, which are united. Rows go to the same staging
+    /// database as a warm's, a batch at a time, so a merge of any size holds no rows in memory.
+    /// Thread-safe.
+    package func merge(_ variant: BundleContents.Variant) throws -> MergedVariant {
+        try withStaging { builder in
+            guard let staged = try builder.addUnlessStaged(variant) else { return .added }
+            var same = variant
+            same.presets = staged.presets
+            guard same == staged else { return .differs(staged: staged) }
+            try builder.addPresets(variant.presets, to: variant.key)
+            return .present
         }
     }
 
@@ -180,24 +249,29 @@ public final class BundleWriter: Sendable {
             throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL,
                                     detail: "variant \(orphan.key) belongs to no listed source")
         }
-        return try commit(createdAt: contents.createdAt)
+        return try commit(createdAt: contents.createdAt, manifestFingerprint: contents.manifestFingerprint,
+                          shard: contents.shard)
     }
 
     /// Publishes the staged rows as the bundle's new index, atomically, then deletes
     /// unreferenced blobs. `createdAt` goes to `meta.created_at` only when set; leave it `nil`
-    /// for byte-identical re-runs.
+    /// for byte-identical re-runs. `manifestFingerprint` and `shard` go to `meta` when set (see
+    /// ``BundleContents``).
     @discardableResult
-    public func commit(createdAt: Date? = nil) throws -> CommitSummary {
+    public func commit(createdAt: Date? = nil, manifestFingerprint: String? = nil,
+                       shard: Shard? = nil) throws -> CommitSummary {
         try staged.withLock { existing in
             let builder = try existing ?? IndexBuilder(generator: generator, stagingPath: stagingPath)
             existing = builder  // kept on failure, for abandon() to discard
-            let summary = try commit(builder, createdAt: createdAt)
+            let summary = try commit(builder, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
+                                     shard: shard)
             existing = nil
             return summary
         }
     }
 
-    private func commit(_ builder: IndexBuilder, createdAt: Date?) throws -> CommitSummary {
+    private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?,
+                        shard: Shard?) throws -> CommitSummary {
         var blobCount = 0
         var blobBytes = 0
         do {
@@ -219,7 +293,8 @@ public final class BundleWriter: Sendable {
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
-            try builder.publish(to: temporary.path, createdAt: createdAt)
+            try builder.publish(to: temporary.path, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
+                                shard: shard)
             try injectFault(.indexBuilt)
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
@@ -282,22 +357,7 @@ public final class BundleWriter: Sendable {
 
     /// Deletes blob files under `objects/` that no staged row references; returns how many.
     private func collectGarbage(keeping builder: IndexBuilder) -> Int {
-        let fileManager = FileManager.default
-        var removed = 0
-        guard let fanouts = try? fileManager.contentsOfDirectory(atPath: objectsURL.path) else { return 0 }
-        for fanout in fanouts {
-            let directory = objectsURL.appendingPathComponent(fanout)
-            guard let names = try? fileManager.contentsOfDirectory(atPath: directory.path) else { continue }
-            var remaining = names.count
-            for name in names where !BundleWriter.isReferenced(name, by: builder) {
-                if (try? fileManager.removeItem(at: directory.appendingPathComponent(name))) != nil {
-                    removed += 1
-                    remaining -= 1
-                }
-            }
-            if remaining == 0 { try? fileManager.removeItem(at: directory) }
-        }
-        return removed
+        ObjectStore.removeUnreferenced(in: bundleURL) { BundleWriter.isReferenced($0, by: builder) }
     }
 
     private func fileSystem<T>(_ action: String, _ body: () throws -> T) throws -> T {
@@ -324,6 +384,6 @@ public final class BundleWriter: Sendable {
     }
 
     private static func fileSize(_ url: URL) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        ObjectStore.fileSize(url)
     }
 }

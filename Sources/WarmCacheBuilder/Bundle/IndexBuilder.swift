@@ -18,8 +18,8 @@ final class IndexBuilder {
     private var pendingRows = 0
     private var published = false
 
-    /// Staged rows are committed in batches of this many sources (the staging file is scratch:
-    /// no journal, no flush).
+    /// Staged rows are committed in batches of this many sources (or, in a merge, variants; the
+    /// staging file is scratch: no journal, no flush).
     private static let batchSize = 512
 
     /// The staging database has the index's own schema; its source ids are provisional (the
@@ -111,6 +111,37 @@ final class IndexBuilder {
         }
     }
 
+    // MARK: Merging
+
+    /// Stages a source read from another bundle unless its identifier is staged; returns the staged
+    /// row when it is (equal or not: ``BundleWriter/merge(_:)-source`` decides).
+    func addUnlessStaged(_ source: BundleContents.Source) throws -> BundleContents.Source? {
+        if try stagedID(of: source.identifier) != nil {
+            return try IndexRows.source(source.identifier, in: staging)
+        }
+        try add(source)
+        return nil
+    }
+
+    /// Stages a variant read from another bundle unless its key is staged; returns the staged row,
+    /// with its presets, when it is.
+    func addUnlessStaged(_ variant: BundleContents.Variant) throws -> BundleContents.Variant? {
+        if let staged = try IndexRows.variant(variant.key.rawValue, in: staging) {
+            return staged
+        }
+        try add(variant)
+        try countRow()
+        return nil
+    }
+
+    /// Adds preset names to a staged variant (names it has already are kept once).
+    func addPresets(_ presets: [String], to key: VariantKey) throws {
+        for preset in Set(presets) {
+            try staging.statement("INSERT OR IGNORE INTO variant_presets (preset, cache_key) VALUES (?, ?)")
+                .bind(.text(preset), .text(key.rawValue)).run()
+        }
+    }
+
     /// The provisional id of a staged source.
     private func stagedID(of identifier: SourceIdentifier) throws -> Int? {
         let statement = try staging.statement("SELECT id FROM sources WHERE source = ?")
@@ -181,9 +212,10 @@ final class IndexBuilder {
 
     // MARK: Publishing
 
-    /// Writes the index of every staged row into a new file at `path`, in one transaction.
+    /// Writes the index of every staged row into a new file at `path`, in one transaction, with
+    /// `meta` holding `createdAt`, `manifestFingerprint` and `shard` when set.
     /// Staging ends here: rows added afterwards are not published.
-    func publish(to path: String, createdAt: Date?) throws {
+    func publish(to path: String, createdAt: Date?, manifestFingerprint: String? = nil, shard: Shard? = nil) throws {
         if !published {
             published = true
             try staging.execute("COMMIT")
@@ -212,6 +244,12 @@ final class IndexBuilder {
             ]
             if let createdAt {
                 meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
+            }
+            if let manifestFingerprint {
+                meta.append((BundleFormat.MetaKey.manifestFingerprint, manifestFingerprint))
+            }
+            if let shard {
+                meta.append((BundleFormat.MetaKey.shard, shard.description))
             }
             for (key, value) in meta.sorted(by: { $0.0 < $1.0 }) {
                 try connection.statement("INSERT INTO meta (key, value) VALUES (?, ?)")

@@ -59,20 +59,13 @@ final class StagingFile {
 
     /// Flushes the data to stable storage and closes the file.
     ///
-    /// `fsync` can block for many milliseconds on a busy disk, and Swift's cooperative
-    /// pool has only one thread per core, so it runs on a Dispatch worker instead: dozens
-    /// of downloads finishing together must not stall every other task in the process.
+    /// `fsync` can block for many milliseconds on a busy disk, so it runs as ``BlockingWork``:
+    /// dozens of downloads finishing together must not stall every other task in the process.
     func finish() async throws {
         let descriptor = self.descriptor
         let path = url.path
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            DispatchQueue.global(qos: .utility).async {
-                if fsync(descriptor) != 0 {
-                    continuation.resume(throwing: FileSystemFailure("cannot fsync", path))
-                } else {
-                    continuation.resume()
-                }
-            }
+        try await BlockingWork.run { () throws(FileSystemFailure) in
+            if fsync(descriptor) != 0 { throw FileSystemFailure("cannot fsync", path) }
         }
         let result = close(descriptor)
         self.descriptor = -1

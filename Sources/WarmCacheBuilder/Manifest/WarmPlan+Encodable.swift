@@ -6,13 +6,15 @@ import WarmCacheImaging
 /// header values print as `<redacted>`, and optional fields are omitted when unset.
 extension WarmPlan: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case manifest, output, fetch, summary, sources, warnings
+        case manifest, output, fingerprint, shard, fetch, summary, sources, warnings
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(manifestURL.path, forKey: .manifest)
         try container.encode(output.path, forKey: .output)
+        try container.encode(fingerprint, forKey: .fingerprint)
+        try container.encodeIfPresent(shard?.description, forKey: .shard)
         try container.encode(fetch, forKey: .fetch)
         try container.encode(summary, forKey: .summary)
         try container.encode(sources, forKey: .sources)

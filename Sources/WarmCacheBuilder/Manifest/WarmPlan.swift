@@ -18,14 +18,23 @@ public struct WarmPlan: Sendable, Hashable {
     public var sources: [PlannedSource]
     /// Problems that did not stop the load (unused presets, settings a fit ignores, ...).
     public var warnings: [ManifestDiagnostic]
+    /// A digest of what the whole manifest asks for (see ``ManifestFingerprint``), recorded in the
+    /// bundle so that `warm-cache merge` only combines parts of one manifest. Unchanged by
+    /// ``restricted(to:)``.
+    public var fingerprint: String
+    /// The shard this plan is restricted to, or `nil` for the whole manifest.
+    public var shard: Shard?
 
+    /// `fingerprint` defaults to the one of `sources`.
     public init(manifestURL: URL, output: URL, fetch: FetchSettings, sources: [PlannedSource],
-                warnings: [ManifestDiagnostic] = []) {
+                warnings: [ManifestDiagnostic] = [], fingerprint: String? = nil) {
         self.manifestURL = manifestURL
         self.output = output
         self.fetch = fetch
         self.sources = sources
         self.warnings = warnings
+        self.fingerprint = fingerprint ?? ManifestFingerprint.compute(sources)
+        self.shard = nil
     }
 }
 

@@ -12,7 +12,10 @@ import Darwin
 /// A private temporary SQLite database (deleted when the log is released) holds each finished
 /// source's ``SourceReport`` as JSON, keyed by identifier; ``write(_:to:)`` streams them back in
 /// identifier order into the report file.
-final class SourceReportLog {
+///
+/// Not thread-safe: one task at a time uses it (the run's loop), handing each call to a Dispatch
+/// thread with ``BlockingWork``, hence `@unchecked Sendable`.
+final class SourceReportLog: @unchecked Sendable {
     private let connection: SQLiteConnection
     private var pending = 0
     private let encoder: JSONEncoder = {
@@ -42,6 +45,14 @@ final class SourceReportLog {
             pending = 0
             try connection.execute("COMMIT; BEGIN")
         }
+    }
+
+    /// Whether `identifier` was logged as a source that made it into the bundle.
+    func isPublished(_ identifier: String) throws -> Bool {
+        let statement = try connection.statement("SELECT 1 FROM lines WHERE identifier = ? AND failed = 0")
+        defer { try? statement.reset() }
+        try statement.bind(.text(identifier))
+        return try statement.step()
     }
 
     /// The sources that failed, in identifier order.

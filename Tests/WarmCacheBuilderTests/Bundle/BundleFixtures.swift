@@ -19,10 +19,11 @@ enum BundleFixtures {
     /// Stores blobs for `sources` x (@1x, @2x, @3x) x (webp, jpeg) `inside` 100 pt variants and commits.
     @discardableResult
     static func write(to bundleURL: URL, sources: [String], salt: String = "", placeholder: Bool = true,
-                      createdAt: Date? = nil) throws -> Written {
-        let writer = BundleWriter(bundleURL: bundleURL, generator: "warm-cache tests")
+                      createdAt: Date? = nil, fingerprint: String? = nil, shard: Shard? = nil,
+                      generator: String = "warm-cache tests") throws -> Written {
+        let writer = BundleWriter(bundleURL: bundleURL, generator: generator)
         try writer.prepare()
-        var contents = BundleContents(createdAt: createdAt)
+        var contents = BundleContents(createdAt: createdAt, manifestFingerprint: fingerprint, shard: shard)
         var bytes: [String: Data] = [:]
         for source in sources {
             let identifier = SourceIdentifier(source)

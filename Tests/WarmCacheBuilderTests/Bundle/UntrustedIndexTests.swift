@@ -120,13 +120,25 @@ struct UntrustedIndexTests {
                 #expect(!error.description.isEmpty, "\(label)")
                 continue
             }
+            // Lookups answer from the in-memory copy of the index; a reader without one must agree
+            // on every index SQLite can read (in a scribbled file, a scan and a key search can meet
+            // different damage, so only the rules above are checked there).
+            _ = bundle.prepareMemoryIndex()
+            let comparable = !label.contains("scribbled") && !label.hasPrefix("truncate")
+            let sqliteOnly = try CacheBundle(contentsOf: bundleURL, configuration: .init(memoryIndex: false))
             var answers: [CachedImage] = []
             for source in Self.sources + ["https://cdn.example.com/A.jpg#x"] {
                 for scale in [1.0, 2, 3] {
                     for filter in [ProcessorFilter.any, .unprocessed] {
-                        if let hit = try? bundle.bestImage(for: source, size: PointSize(width: 100, height: 75),
-                                                           scale: scale, accepting: [.webp, .jpeg], processors: filter) {
-                            answers.append(hit)
+                        for preset in [nil, "card"] {
+                            let hit = try? bundle.bestImage(for: source, size: PointSize(width: 100, height: 75),
+                                                            scale: scale, accepting: [.webp, .jpeg],
+                                                            processors: filter, preset: preset)
+                            let fromSQLite = try? sqliteOnly.bestImage(
+                                for: source, size: PointSize(width: 100, height: 75), scale: scale,
+                                accepting: [.webp, .jpeg], processors: filter, preset: preset)
+                            #expect(!comparable || hit?.cacheKey == fromSQLite?.cacheKey, "\(label): \(source) @\(scale) \(preset ?? "-")")
+                            if let hit { answers.append(hit) }
                         }
                     }
                 }
@@ -135,9 +147,15 @@ struct UntrustedIndexTests {
             }
             for key in keys {
                 do {
-                    if let hit = try bundle.image(forCacheKey: key) { answers.append(hit) }
+                    let hit = try bundle.image(forCacheKey: key)
+                    #expect(!comparable || hit?.cacheKey == (try? sqliteOnly.image(forCacheKey: key))?.cacheKey,
+                            "\(label): \(key)")
+                    if let hit { answers.append(hit) }
                 } catch let error as CacheBundleError {
                     #expect(!error.description.isEmpty)
+                    if comparable {
+                        #expect(throws: CacheBundleError.self, "\(label): \(key)") { try sqliteOnly.image(forCacheKey: key) }
+                    }
                 }
             }
             let inside = bundleURL.appendingPathComponent("objects").standardizedFileURL.path + "/"

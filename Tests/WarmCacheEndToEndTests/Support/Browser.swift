@@ -43,6 +43,9 @@ enum Browser {
         var imagesSeconds: Double
         var brokenFigures: Int
         var bytesDescending: [Int]
+        /// Per preset and per format: `[matching sources, variants shown]`.
+        var byPreset: [String: [Int]]
+        var byFormat: [String: [Int]]
         var screenshot: String
         var darkBackground: String?
         var darkScreenshot: String?

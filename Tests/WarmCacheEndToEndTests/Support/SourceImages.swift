@@ -50,6 +50,25 @@ enum SourceImages {
     }
 }
 
+extension SourceImages {
+    /// `count` distinct small JPEGs (96–223 px wide, a few KB each): the fixture photos, each
+    /// image at a width and quality of its own, so every file differs. Deterministic, and cheap
+    /// enough for thousands.
+    static func small(_ count: Int) throws -> [[UInt8]] {
+        let bases = try ["chelsea.jpg", "coffee.jpg", "coins.png"].map { name in
+            try engine.open(Data(try fixture(name).bytes), name: name)
+        }
+        return try (0..<count).map { index in
+            let step = index / bases.count
+            let spec = VariantSpec(width: 96 + step % 128, height: nil, format: .jpeg, quality: 50 + (step / 128) % 45)
+            guard let variant = try bases[index % bases.count].render([spec]).first else {
+                throw SourceImageError("rendering small image \(index) gave nothing")
+            }
+            return Array(variant.data)
+        }
+    }
+}
+
 struct SourceImageError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }

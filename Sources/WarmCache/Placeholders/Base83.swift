@@ -1,11 +1,11 @@
 /// BlurHash's base-83 digits: big-endian, fixed width per field, from a JSON-, HTML- and
 /// shell-safe alphabet.
-enum Base83 {
-    static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
-    static let values: [Character: Int] = Dictionary(uniqueKeysWithValues: alphabet.enumerated().map { ($1, $0) })
+package enum Base83 {
+    package static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~")
+    package static let values: [Character: Int] = Dictionary(uniqueKeysWithValues: alphabet.enumerated().map { ($1, $0) })
 
     /// `value` written with exactly `length` digits (higher digits are dropped).
-    static func encode(_ value: Int, length: Int) -> String {
+    package static func encode(_ value: Int, length: Int) -> String {
         var digits: [Character] = []
         var rest = value
         for _ in 0..<length {
@@ -16,7 +16,7 @@ enum Base83 {
     }
 
     /// The value of a run of digits, or `nil` if one is not in the alphabet.
-    static func decode<Digits: Sequence<Character>>(_ digits: Digits) -> Int? {
+    package static func decode<Digits: Sequence<Character>>(_ digits: Digits) -> Int? {
         var value = 0
         for character in digits {
             guard let digit = values[character] else { return nil }

@@ -1,13 +1,9 @@
 import Foundation
+import WarmCache
 
-/// BlurHash (woltapp/blurhash): a few cosine components of an image, written in base 83.
-///
-/// Layout of the string: one digit for the component counts `(nx - 1) + (ny - 1) * 9`, one for
-/// the quantised largest AC magnitude `m` (values are scaled by `(m + 1) / 166`), four for the
-/// average colour as 24-bit sRGB (the DC component), then two per AC component, each channel
-/// quantised to 0–18 on a square-root scale and packed as `r * 19² + g * 19 + b`.
-/// Components are computed in linear light.
-public enum BlurHash {
+/// The BlurHash encoder (the format is described on ``BlurHash``, in the runtime module, which
+/// also holds the decoder that apps use).
+extension BlurHash {
     /// Encodes opaque RGB content (the alpha byte of each pixel is ignored).
     /// - Parameters:
     ///   - rgba: 8-bit RGBA pixels, row by row (`width * height * 4` bytes).

@@ -1,19 +1,36 @@
 import Foundation
-import WarmCache
 
-extension BlurHash {
-    /// Renders a hash to `width x height` RGBA pixels (opaque), or `nil` if it is malformed.
+/// BlurHash (woltapp/blurhash): a few cosine components of an image, written in base 83.
+///
+/// Layout of the string: one digit for the component counts `(nx - 1) + (ny - 1) * 9`, one for
+/// the quantised largest AC magnitude `m` (values are scaled by `(m + 1) / 166`), four for the
+/// average colour as 24-bit sRGB (the DC component), then two per AC component, each channel
+/// quantised to 0–18 on a square-root scale and packed as `r * 19² + g * 19 + b`.
+/// Components are computed in linear light.
+///
+/// This runtime module decodes (``decode(_:width:height:punch:)``); the builder's imaging module
+/// adds the encoder to this same type.
+public enum BlurHash {
+    /// Renders a hash to `width x height` RGBA8 pixels (opaque), or `nil` if it is malformed or
+    /// the size is not positive.
     /// - Parameter punch: scales the AC components (above 1 exaggerates contrast).
     public static func decode(_ hash: String, width: Int, height: Int, punch: Double = 1) -> [UInt8]? {
         guard let factors = factors(of: hash, punch: punch), width > 0, height > 0 else { return nil }
+        let columns = (0..<width).map { x in
+            (0..<factors.x).map { cos(Double.pi * Double(x) * Double($0) / Double(width)) }
+        }
+        let rows = (0..<height).map { y in
+            (0..<factors.y).map { cos(Double.pi * Double(y) * Double($0) / Double(height)) }
+        }
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         for y in 0..<height {
+            let row = rows[y]
             for x in 0..<width {
+                let column = columns[x]
                 var r = 0.0, g = 0.0, b = 0.0
                 for j in 0..<factors.y {
-                    let row = cos(Double.pi * Double(y) * Double(j) / Double(height))
                     for i in 0..<factors.x {
-                        let basis = cos(Double.pi * Double(x) * Double(i) / Double(width)) * row
+                        let basis = column[i] * row[j]
                         let factor = factors.values[j * factors.x + i]
                         r += factor.0 * basis
                         g += factor.1 * basis

@@ -1,18 +1,9 @@
 import Foundation
+import WarmCache
 
-/// ThumbHash (evanw/thumbhash): a tiny DCT of an image in a luminance / chroma / alpha space,
-/// packed into about 25 bytes that also record the aspect ratio.
-///
-/// The image (at most 100x100) is composited over its own average colour and converted to
-/// L = (r + g + b) / 3, P = (r + g) / 2 - b, Q = r - g, A = alpha. Each channel keeps a
-/// triangle of low-frequency cosine components: L up to 7 per axis (5 with alpha, scaled to
-/// the aspect ratio), P and Q 3x3, A 5x5. Each channel stores its DC term and the scale of its
-/// largest AC term in a header; AC terms are normalised to 0–1 and stored as 4-bit nibbles.
-///
-/// Header bits (little-endian): 24 bits = L dc (6), P dc (6), Q dc (6), L scale (5), has-alpha
-/// (1); 16 bits = L component count on the short side (3), P scale (6), Q scale (6),
-/// is-landscape (1); with alpha one more byte = A dc (4), A scale (4).
-public enum ThumbHash {
+/// The ThumbHash encoder (the format is described on ``ThumbHash``, in the runtime module, which
+/// also holds the decoder that apps use).
+extension ThumbHash {
     /// The largest width or height accepted by ``encode(width:height:rgba:)``.
     public static let maxSide = 100
 

@@ -1,7 +1,21 @@
 import Foundation
-import WarmCache
 
-extension ThumbHash {
+/// ThumbHash (evanw/thumbhash): a tiny DCT of an image in a luminance / chroma / alpha space,
+/// packed into about 25 bytes that also record the aspect ratio.
+///
+/// The image (at most 100x100) is composited over its own average colour and converted to
+/// L = (r + g + b) / 3, P = (r + g) / 2 - b, Q = r - g, A = alpha. Each channel keeps a
+/// triangle of low-frequency cosine components: L up to 7 per axis (5 with alpha, scaled to
+/// the aspect ratio), P and Q 3x3, A 5x5. Each channel stores its DC term and the scale of its
+/// largest AC term in a header; AC terms are normalised to 0–1 and stored as 4-bit nibbles.
+///
+/// Header bits (little-endian): 24 bits = L dc (6), P dc (6), Q dc (6), L scale (5), has-alpha
+/// (1); 16 bits = L component count on the short side (3), P scale (6), Q scale (6),
+/// is-landscape (1); with alpha one more byte = A dc (4), A scale (4).
+///
+/// This runtime module decodes (``decode(_:width:height:)``); the builder's imaging module adds
+/// the encoder to this same type, so what a bundle stores and what an app paints agree.
+public enum ThumbHash {
     /// The fields of a ThumbHash header.
     struct Header {
         var lDC, pDC, qDC, lScale, pScale, qScale: Double
@@ -10,6 +24,8 @@ extension ThumbHash {
         var isLandscape: Bool
         /// Luminance components along x and y.
         var lx: Int, ly: Int
+        /// Width over height of the original image, approximately.
+        var aspectRatio: Double
 
         init?(_ hash: [UInt8]) {
             guard hash.count >= 5 else { return nil }
@@ -35,9 +51,6 @@ extension ThumbHash {
             }
             aspectRatio = Double(isLandscape ? longSide : shortSide) / Double(isLandscape ? shortSide : longSide)
         }
-
-        /// Width over height of the original image, approximately.
-        var aspectRatio: Double
     }
 
     /// The average colour as 0–1 RGBA (not premultiplied), or `nil` for a malformed hash.
@@ -60,11 +73,21 @@ extension ThumbHash {
         Header([UInt8](hash))?.aspectRatio
     }
 
-    /// Renders a hash as an RGBA image of at most 32x32 with the original's aspect ratio, or
-    /// `nil` if the hash is malformed.
-    public static func decode(_ hash: Data) -> (width: Int, height: Int, rgba: [UInt8])? {
+    /// Renders a hash at the reference decoder's size: at most 32x32 with the original's aspect
+    /// ratio. `nil` if the hash is malformed.
+    public static func decode(_ hash: Data) -> PlaceholderPixels? {
+        guard let ratio = aspectRatio(of: hash) else { return nil }
+        let width = ratio > 1 ? 32 : max(1, Int((32 * ratio).rounded()))
+        let height = ratio > 1 ? max(1, Int((32 / ratio).rounded())) : 32
+        return decode(hash, width: width, height: height)
+    }
+
+    /// Renders a hash to `width x height` RGBA8 pixels (not premultiplied), stretching it if the
+    /// size's aspect ratio differs from ``aspectRatio(of:)``. `nil` if the hash is malformed or
+    /// the size is not positive.
+    public static func decode(_ hash: Data, width: Int, height: Int) -> PlaceholderPixels? {
         let bytes = [UInt8](hash)
-        guard let header = Header(bytes) else { return nil }
+        guard width > 0, height > 0, let header = Header(bytes) else { return nil }
         var reader = NibbleReader(bytes: bytes, start: header.hasAlpha ? 6 : 5)
         // Chroma is boosted by 1.25 to make up for quantisation, as the reference does.
         guard let lAC = reader.read(nx: header.lx, ny: header.ly, scale: header.lScale),
@@ -75,27 +98,33 @@ extension ThumbHash {
             guard let alpha = reader.read(nx: 5, ny: 5, scale: header.aScale) else { return nil }
             aAC = alpha
         }
-        let ratio = header.aspectRatio
-        let width = ratio > 1 ? 32 : Int((32 * ratio).rounded())
-        let height = ratio > 1 ? Int((32 / ratio).rounded()) : 32
-        var rgba: [UInt8] = []
-        rgba.reserveCapacity(width * height * 4)
+        // Cosine tables per column and per row (7 components at most on either axis).
+        let columns = (0..<width).map { x in
+            (0..<7).map { cos(Double.pi / Double(width) * (Double(x) + 0.5) * Double($0)) }
+        }
+        let rows = (0..<height).map { y in
+            (0..<7).map { cos(Double.pi / Double(height) * (Double(y) + 0.5) * Double($0)) }
+        }
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        var offset = 0
         for y in 0..<height {
+            let fy = rows[y]
             for x in 0..<width {
-                let fx = (0..<7).map { cos(Double.pi / Double(width) * (Double(x) + 0.5) * Double($0)) }
-                let fy = (0..<7).map { cos(Double.pi / Double(height) * (Double(y) + 0.5) * Double($0)) }
+                let fx = columns[x]
                 let l = header.lDC + sum(lAC, nx: header.lx, ny: header.ly, fx: fx, fy: fy)
                 let p = header.pDC + sum(pAC, nx: 3, ny: 3, fx: fx, fy: fy)
                 let q = header.qDC + sum(qAC, nx: 3, ny: 3, fx: fx, fy: fy)
                 let a = header.hasAlpha ? header.aDC + sum(aAC, nx: 5, ny: 5, fx: fx, fy: fy) : 1
                 let colour = rgb(l: l, p: p, q: q)
                 // Truncating conversion, as the reference decoders do.
-                for value in [colour.r, colour.g, colour.b, a] {
-                    rgba.append(UInt8(min(1, max(0, value)) * 255))
-                }
+                rgba[offset] = UInt8(min(1, max(0, colour.r)) * 255)
+                rgba[offset + 1] = UInt8(min(1, max(0, colour.g)) * 255)
+                rgba[offset + 2] = UInt8(min(1, max(0, colour.b)) * 255)
+                rgba[offset + 3] = UInt8(min(1, max(0, a)) * 255)
+                offset += 4
             }
         }
-        return (width, height, rgba)
+        return PlaceholderPixels(width: width, height: height, rgba: rgba)
     }
 
     /// LPQ back to RGB.

@@ -1,0 +1,266 @@
+import Crypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The outcome of one GET.
+struct TransferResponse: Sendable {
+    var status: Int
+    /// Response headers, names lowercased.
+    var headers: [String: String]
+    /// Body bytes received (written to the destination when the status was 200).
+    var byteCount: Int
+    /// Lowercase hex SHA-256 of the body (status 200 only).
+    var sha256: String?
+
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// GETs over one `URLSession` with the rules an updater needs: bodies streamed to a file while
+/// they are hashed, a byte limit enforced as bytes arrive (and up front from `Content-Length`),
+/// redirects followed only within one origin, an idle timeout, and Swift task cancellation.
+///
+/// `URLSession` is Foundation's client: part of the OS on Apple platforms, `FoundationNetworking`
+/// (libcurl) on Linux, so the updater adds no HTTP stack to an app.
+final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
+    private let session: URLSession
+    private let delegate: TransferDelegate
+    let timeout: TimeInterval
+
+    /// - Parameters:
+    ///   - origin: redirects are followed only to this URL's scheme, host and port.
+    ///   - connections: most connections to the host at once.
+    init(origin: URL, timeout: TimeInterval, connections: Int) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.httpMaximumConnectionsPerHost = max(1, connections)
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        delegate = TransferDelegate(origin: origin)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+        self.timeout = timeout
+    }
+
+    /// Lets the session go once every transfer has finished.
+    func close() {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// GETs `url`. A `200` body goes to `destination` (created or truncated), at most `limit`
+    /// bytes; other statuses are returned with their body discarded.
+    /// - Throws: ``BundleUpdateError`` (`tooLarge`, `truncated`, `redirectRefused`, `timedOut`,
+    ///   `network`, `fileSystem`) or `CancellationError`.
+    func get(_ url: URL, headers: [String: String] = [:], limit: Int, destination: URL) async throws
+        -> TransferResponse
+    {
+        try Task.checkCancellation()
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let task = TaskBox(session.dataTask(with: request))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let identifier = task.task.taskIdentifier
+                delegate.register(identifier, Transfer(url: url, limit: limit, destination: destination,
+                                                       continuation: continuation))
+                guard task.start() else {
+                    // Cancelled before it started: a task never resumed reports no completion.
+                    delegate.unregister(identifier)?.continuation.resume(throwing: CancellationError())
+                    return
+                }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// Starts or cancels a data task exactly once whichever comes first, so a cancellation that
+/// arrives before the start is never lost. `URLSessionTask` is not `Sendable` on every
+/// platform; the box carries it into the cancellation handler.
+private final class TaskBox: @unchecked Sendable {
+    let task: URLSessionDataTask
+    private let lock = NSLock()
+    private var cancelled = false
+    private var started = false
+
+    init(_ task: URLSessionDataTask) { self.task = task }
+
+    /// Resumes the task; `false` if it was cancelled first.
+    func start() -> Bool {
+        lock.withLock {
+            guard !cancelled else { return false }
+            started = true
+            task.resume()
+            return true
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            if started { task.cancel() }
+        }
+    }
+}
+
+/// The state of one GET, touched only on the session's serial delegate queue.
+private final class Transfer {
+    let url: URL
+    let limit: Int
+    let destination: URL
+    let continuation: CheckedContinuation<TransferResponse, Error>
+    var response = TransferResponse(status: 0, headers: [:], byteCount: 0)
+    var expectedLength: Int64 = -1
+    var file: FileHandle?
+    var hasher = SHA256()
+    var failure: Error?
+    var refusedRedirect: URL?
+
+    init(url: URL, limit: Int, destination: URL, continuation: CheckedContinuation<TransferResponse, Error>) {
+        self.url = url
+        self.limit = limit
+        self.destination = destination
+        self.continuation = continuation
+    }
+
+    func fail(_ kind: BundleUpdateError.Kind, _ detail: String = "") {
+        if failure == nil { failure = BundleUpdateError(kind, url: url, detail: detail) }
+    }
+}
+
+/// The session's delegate: routes callbacks to each task's ``Transfer``.
+private final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let origin: URL
+    private let lock = NSLock()
+    private var transfers: [Int: Transfer] = [:]
+
+    init(origin: URL) {
+        self.origin = origin
+    }
+
+    func register(_ identifier: Int, _ transfer: Transfer) {
+        lock.withLock { transfers[identifier] = transfer }
+    }
+
+    func unregister(_ identifier: Int) -> Transfer? {
+        lock.withLock { transfers.removeValue(forKey: identifier) }
+    }
+
+    private func transfer(_ task: URLSessionTask) -> Transfer? {
+        lock.withLock { transfers[task.taskIdentifier] }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        guard let transfer = transfer(dataTask), let http = response as? HTTPURLResponse else {
+            completionHandler(.cancel)
+            return
+        }
+        transfer.response.status = http.statusCode
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String {
+                transfer.response.headers[name.lowercased()] = value
+            }
+        }
+        transfer.expectedLength = http.expectedContentLength
+        guard http.statusCode == 200 else {
+            completionHandler(.allow)
+            return
+        }
+        if http.expectedContentLength > Int64(transfer.limit) {
+            transfer.fail(.tooLarge(limit: transfer.limit), "Content-Length \(http.expectedContentLength)")
+            completionHandler(.cancel)
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(at: transfer.destination.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: transfer.destination.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            transfer.file = try FileHandle(forWritingTo: transfer.destination)
+            completionHandler(.allow)
+        } catch {
+            transfer.fail(.fileSystem, "creating \(transfer.destination.path): \(error.localizedDescription)")
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let transfer = transfer(dataTask), transfer.failure == nil else { return }
+        transfer.response.byteCount += data.count
+        guard transfer.response.status == 200 else { return }
+        guard transfer.response.byteCount <= transfer.limit else {
+            transfer.fail(.tooLarge(limit: transfer.limit), "more than \(transfer.limit) bytes arrived")
+            dataTask.cancel()
+            return
+        }
+        transfer.hasher.update(data: data)
+        do {
+            try transfer.file?.write(contentsOf: data)
+        } catch {
+            transfer.fail(.fileSystem, "writing \(transfer.destination.path): \(error.localizedDescription)")
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest,
+                    completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        guard let target = request.url, Self.sameOrigin(target, origin) else {
+            if let transfer = transfer(task) {
+                transfer.refusedRedirect = request.url
+                transfer.fail(.redirectRefused(to: request.url?.absoluteString ?? "?"))
+            }
+            completionHandler(nil)
+            task.cancel()
+            return
+        }
+        completionHandler(request)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        try? transfer.file?.close()
+        transfer.file = nil
+        let received = transfer.response.byteCount
+        if let failure = transfer.failure {
+            transfer.continuation.resume(throwing: failure)
+        } else if let error {
+            let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code)
+            if code == .cancelled {
+                transfer.continuation.resume(throwing: CancellationError())
+            } else if transfer.response.status == 200, transfer.expectedLength > Int64(received) {
+                transfer.continuation.resume(throwing: BundleUpdateError(
+                    .truncated(expected: Int(transfer.expectedLength), received: received), url: transfer.url))
+            } else if code == .timedOut {
+                transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url,
+                                                                         detail: error.localizedDescription))
+            } else {
+                transfer.continuation.resume(throwing: BundleUpdateError(.network, url: transfer.url,
+                                                                         detail: error.localizedDescription))
+            }
+        } else if transfer.response.status == 200, transfer.expectedLength >= 0,
+                  transfer.expectedLength != Int64(received) {
+            transfer.continuation.resume(throwing: BundleUpdateError(
+                .truncated(expected: Int(transfer.expectedLength), received: received), url: transfer.url))
+        } else {
+            var response = transfer.response
+            if response.status == 200 {
+                response.sha256 = transfer.hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            }
+            transfer.continuation.resume(returning: response)
+        }
+    }
+
+    /// Same scheme, host and port (default ports made explicit).
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && port(a) == port(b)
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import WarmCacheBuilder
+
+/// `warm-cache merge -o Images.warmcache PART...`: combines the partial bundles of a sharded warm.
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Combine the partial bundles of 'warm --shard' runs into one bundle.",
+        discussion: """
+            Blobs are deduplicated by hash and hard-linked from the parts (copied across file \
+            systems); index rows are unioned. The parts must come from one manifest and one \
+            warm-cache version, and every shard of the matrix must be given once. The merged bundle \
+            is exactly the one an unsharded run writes, and it is published atomically: on any \
+            error the output keeps its previous bundle.
+            """)
+
+    @Option(name: .shortAndLong, help: "The merged bundle to write (…/Name.warmcache).", completion: .directory)
+    var output: String
+
+    @Argument(help: "The partial bundles, one per shard.", completion: .directory)
+    var parts: [String]
+
+    @Option(help: "Also merge the shards' --report files (see --reports) into this file.")
+    var report: String?
+
+    @Option(parsing: .upToNextOption, help: "The shards' --report files to merge into --report.")
+    var reports: [String] = []
+
+    @Flag(help: "Merge the shards given even if some shards of the matrix are missing.")
+    var allowMissingShards = false
+
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        if parts.isEmpty { throw ValidationError("give the partial bundles to merge") }
+        if report != nil, reports.isEmpty { throw ValidationError("--report needs the shards' reports: --reports R1 R2 …") }
+        if report == nil, !reports.isEmpty { throw ValidationError("--reports needs --report FILE to write the merged report to") }
+    }
+
+    func run() throws {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        func url(_ path: String) -> URL { URL(fileURLWithPath: path, relativeTo: cwd).standardizedFileURL }
+        let outputURL = url(output)
+        let started = ProcessInfo.processInfo.systemUptime
+        let merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
+        let summary: BundleMerger.Summary
+        do throws(BundleMergeError) {
+            summary = try merger.merge()
+            if let report {
+                let data = try ReportMerger.merge(reports.map(url), output: outputURL)
+                do {
+                    try data.write(to: url(report), options: .atomic)
+                } catch {
+                    throw BundleMergeError(.fileSystem, "cannot write the report to \(report): \(error.localizedDescription)")
+                }
+            }
+        } catch {
+            Console.error(error.message)
+            switch error.kind {
+            case .locked: throw ExitCodes.locked
+            case .incompatibleParts, .unreadablePart, .fileSystem: throw ExitCode.failure
+            }
+        }
+        if !logging.quiet {
+            Console.line("Merged \(summary.parts) parts into \(output) in "
+                + String(format: "%.1f", ProcessInfo.processInfo.systemUptime - started) + " s: "
+                + "\(summary.sources) sources, \(summary.variants) variants, \(summary.blobs) blobs "
+                + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import WarmCacheUpdates
+
+/// `warm-cache pull https://cdn.example.com/Images.warmcache/ ./Images.warmcache`: the app's
+/// over-the-air updater, for scripts and servers.
+struct PullCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pull",
+        abstract: "Bring a local bundle up to date with one published as static files, downloading only what changed.",
+        discussion: """
+            Revalidates BASE_URL/index.sqlite with one conditional request; when it changed, checks the new \
+            index, downloads the blobs DIR lacks (verifying size and SHA-256), and switches DIR to the new \
+            version atomically. DIR keeps its previous complete version on any failure; run again to resume.
+            Exit codes: 0 updated or already up to date; 5 the update source failed or served something \
+            invalid (DIR unchanged); 75 another update of DIR is running; 1 other errors.
+            """)
+
+    @Argument(help: "The published bundle directory's URL (https; http only for loopback unless --allow-http).")
+    var baseURL: String
+
+    @Argument(help: "The local bundle directory to create or update.", completion: .directory)
+    var directory: String
+
+    @Flag(help: "Allow plain http to hosts other than loopback.")
+    var allowHTTP = false
+
+    @Option(help: "Most blob downloads at once.")
+    var concurrency = 6
+
+    @Option(help: "Seconds without data before a request fails.")
+    var timeout: Double = 30
+
+    @Option(name: .customLong("max-index-mib"), help: "Largest index accepted, in MiB.")
+    var maxIndexMiB = 64
+
+    @Option(name: .customLong("seed"), help: "A bundle to copy blobs from instead of downloading them (repeatable).",
+            completion: .directory)
+    var seeds: [String] = []
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func run() async throws {
+        guard let base = URL(string: baseURL), base.scheme != nil else {
+            throw ValidationError("BASE_URL must be an absolute URL, e.g. https://cdn.example.com/Images.warmcache/")
+        }
+        let configuration = BundleUpdater.Configuration(
+            maximumConcurrentDownloads: concurrency, timeout: timeout, maximumIndexByteCount: maxIndexMiB << 20,
+            allowsInsecureHTTP: allowHTTP, seedBundles: seeds.map { URL(fileURLWithPath: $0) })
+        let result: UpdateResult
+        do {
+            let updater = try BundleUpdater(from: base, into: URL(fileURLWithPath: directory),
+                                            configuration: configuration)
+            result = try await updater.update()
+        } catch let error as BundleUpdateError {
+            Console.error("\(error)")
+            switch error.kind {
+            case .busy: throw ExitCodes.locked
+            case .fileSystem: throw ExitCode.failure
+            default: throw ExitCodes.updateSourceFailed
+            }
+        }
+        if json {
+            try Console.json(result)
+            return
+        }
+        switch result.outcome {
+        case .upToDate:
+            Console.line("up to date: \(result.bundleURL.path) (\(result.requests) request"
+                + (result.indexBytes > 0 ? ", index re-sent unchanged)" : ", nothing downloaded)"))
+        case .updated:
+            Console.line("updated \(result.bundleURL.path): index \(Console.bytes(result.indexBytes)), "
+                + "\(result.blobsDownloaded) blobs \(Console.bytes(result.blobBytesDownloaded)) downloaded, "
+                + "\(result.blobsReused) already present, \(result.blobsRemoved) superseded removed; "
+                + "\(Console.bytes(result.bytesDownloaded)) in \(result.requests) requests")
+        }
+    }
+}
