@@ -20,7 +20,7 @@ import WarmCacheTestSupport
             "/flaky.jpg": .failing(times: 1, status: 500, then: image(2)),
             "/busy.png": .sequence([.tooManyRequests(retryAfter: "1"), image(3)]),
             "/broken.jpg": .status(500, body: "internal error"),
-            "/slow.jpg": .delayed(seconds: 30, image(4)),
+            "/slow.jpg": .delayed(seconds: 90, image(4)),
             "/cut.png": .truncated(afterBytes: 100, image(5)),
             "/page.jpg": .html(),
             // "/missing.jpg" has no route: 404
@@ -31,8 +31,8 @@ import WarmCacheTestSupport
             let bad = ["/missing.jpg", "/broken.jpg", "/slow.jpg", "/cut.png", "/page.jpg"]
             let fetch = """
                 fetch:
-                  timeout: 2s
-                  connect_timeout: 2s
+                  timeout: 15s
+                  connect_timeout: 15s
                   retries: 1
                   retry_delay: 10ms
                 """
