@@ -8,11 +8,11 @@ import Foundation
 /// Built once from the index by ``load(from:)``, with every rule of ``IndexValidation``: a row the
 /// SQLite lookups would skip is not here, and a variant is kept under a source only if its
 /// `source_id` is that source's `id` and its `cache_key` starts with the source's escaped
-/// identifier and `|`. Immutable afterwards, so any number of threads read it at once.
+/// identifier and `|`. Immutable once ``load(from:)`` returns, so any number of threads read it at once.
 ///
 /// Memory: about 90 bytes per variant plus the key text after each source's prefix (measured by
 /// `warm-cache-bench lookup`, which prints it).
-struct MemoryIndex: Sendable {
+final class MemoryIndex: @unchecked Sendable {
     /// One variant, in 56 bytes plus its hash (32 bytes in ``hashes``) and its key's tail (in ``text``).
     struct Entry: VariantFacts, Sendable {
         /// Where the key's text after `<escaped source>|` starts in ``text``, and its length.
@@ -43,6 +43,13 @@ struct MemoryIndex: Sendable {
         let entryCount: UInt32
     }
 
+    private init(sources: [Source], entries: [Entry], hashes: [UInt8], text: [UInt8]) {
+        self.sources = sources
+        self.entries = entries
+        self.hashes = hashes
+        self.text = text
+    }
+
     private let sources: [Source]
     private var entries: [Entry]
     /// Raw SHA-256 of each entry's blob, 32 bytes per entry.
@@ -51,7 +58,7 @@ struct MemoryIndex: Sendable {
     private let text: [UInt8]
     /// The bit of each preset, for at most 64 presets; `nil` when the index lists more (lookups
     /// in a preset then go to SQLite).
-    private var presetBits: [String: UInt64]?
+    private var presetBits: [String: UInt64]? = [:]
 
     /// The variants of `source` (by its escaped identifier), or `nil` when the index has none for it.
     func variants(ofEscaped escaped: String) -> Variants? {
@@ -219,6 +226,13 @@ struct MemoryIndex: Sendable {
         var entries: [Entry] = []
         var hashes: [UInt8] = []
         var text: [UInt8] = []
+        // Sized once: growing by doubling would hold up to twice the memory, and leave the freed
+        // halves to the allocator.
+        let count = try connection.statement("SELECT count(*) FROM variants")
+        if try count.step(), let rows = count.strictInt(0), rows > 0, rows <= Int(UInt32.max) {
+            entries.reserveCapacity(rows)
+            hashes.reserveCapacity(rows * 32)
+        }
         var processorsInterned: [String: String] = [:]
         var run: (sourceID: Int, prefix: String, source: Source)?
         func closeRun() {
@@ -273,13 +287,14 @@ struct MemoryIndex: Sendable {
         }
         guard split.isEmpty else { throw MemoryIndexUnordered() }
 
-        var index = MemoryIndex(sources: sources, entries: entries, hashes: hashes, text: text, presetBits: [:])
+        let index = MemoryIndex(sources: sources, entries: entries, hashes: hashes,
+                                text: text.withUnsafeBufferPointer { Array($0) })  // without the spare capacity
         try index.loadPresets(from: connection)
         return index
     }
 
     /// Marks each entry with the presets that list it (when there are at most 64 presets).
-    private mutating func loadPresets(from connection: SQLiteConnection) throws {
+    private func loadPresets(from connection: SQLiteConnection) throws {
         var bits: [String: UInt64] = [:]
         let presetRows = try connection.statement("SELECT preset, cache_key FROM variant_presets")
         while try presetRows.step() {
