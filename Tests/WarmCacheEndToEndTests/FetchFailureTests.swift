@@ -20,7 +20,7 @@ import WarmCacheTestSupport
             "/flaky.jpg": .failing(times: 1, status: 500, then: image(2)),
             "/busy.png": .sequence([.tooManyRequests(retryAfter: "1"), image(3)]),
             "/broken.jpg": .status(500, body: "internal error"),
-            "/slow.jpg": .delayed(seconds: 90, image(4)),
+            "/slow.jpg": .delayed(seconds: 120, image(4)),
             "/cut.png": .truncated(afterBytes: 100, image(5)),
             "/page.jpg": .html(),
             // "/missing.jpg" has no route: 404
@@ -29,10 +29,12 @@ import WarmCacheTestSupport
             let good = ["/ok/0.jpg", "/ok/1.png", "/flaky.jpg", "/busy.png"]
             let goodSizes = [images[0], images[1], images[2], images[3]].map(\.pixelSize)
             let bad = ["/missing.jpg", "/broken.jpg", "/slow.jpg", "/cut.png", "/page.jpg"]
+            // The timeout is long enough for a busy machine to serve the good sources in time, short
+            // enough that the slow one's two attempts cost little.
             let fetch = """
                 fetch:
-                  timeout: 15s
-                  connect_timeout: 15s
+                  timeout: 8s
+                  connect_timeout: 8s
                   retries: 1
                   retry_delay: 10ms
                 """

@@ -6,38 +6,43 @@ import Dispatch
 /// blocks a thread there (libvips encoding, SQLite, `fsync`/`syncfs`, hashing a file, walking a
 /// directory) stalls every other task in the process, including the HTTP client's callbacks and
 /// its timers, so a busy disk turns into request timeouts and retries. Async code calls this for
-/// every such step; Dispatch adds threads while these block.
+/// every such step.
 ///
-/// Whatever `work` captured is released before the caller resumes (Dispatch would otherwise
-/// free the block, and with it the captures, at some later moment on its own thread): a
-/// temporary file that goes away with its last owner is gone when the call returns.
+/// The work goes to a private concurrent queue, which Dispatch serves from its overcommitting
+/// pool: a short file operation gets a thread at once instead of waiting in line behind encodes.
+/// Callers bound their own concurrency (encodes by the pipeline's imaging slots).
 package enum BlockingWork {
+    private static let queue = DispatchQueue(label: "warm-cache.blocking-work", qos: .userInitiated,
+                                             attributes: .concurrent)
+
     package static func run<T: Sendable, Failure: Error>(
         _ work: @escaping @Sendable () throws(Failure) -> T
     ) async throws(Failure) -> T {
-        let pending = PendingWork(work)
+        let job = Job(work)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                let result = pending.run()
+            queue.async {
+                let result = job.run()
                 continuation.resume(returning: result)
             }
         }
         return try result.get()
     }
-}
 
-/// Holds the work until it runs, then drops it (and its captures) before anyone is resumed.
-private final class PendingWork<T: Sendable, Failure: Error>: @unchecked Sendable {
-    // Set once, taken once, on one Dispatch thread; never touched concurrently.
-    private var work: (@Sendable () throws(Failure) -> T)?
+    /// One piece of work, let go of as soon as it has run: whatever it captured (a staged
+    /// download whose file goes with its last reference, say) is released before the caller
+    /// resumes, not whenever Dispatch disposes of the block.
+    private final class Job<T, Failure: Error>: @unchecked Sendable {
+        private var work: (@Sendable () throws(Failure) -> T)?
 
-    init(_ work: @escaping @Sendable () throws(Failure) -> T) {
-        self.work = work
-    }
+        init(_ work: @escaping @Sendable () throws(Failure) -> T) {
+            self.work = work
+        }
 
-    func run() -> Result<T, Failure> {
-        guard let work else { preconditionFailure("blocking work run twice") }
-        self.work = nil
-        return Result { () throws(Failure) -> T in try work() }
+        /// Runs once, on one thread.
+        func run() -> Result<T, Failure> {
+            guard let work else { preconditionFailure("a blocking job ran twice") }
+            self.work = nil
+            return Result { () throws(Failure) -> T in try work() }
+        }
     }
 }
