@@ -268,14 +268,15 @@ public final class CacheBundle: ImageLookup {
 
     /// The answer for a record, if its blob is on disk as a regular file of the recorded size.
     private func presentImage(_ record: VariantRecord) -> CachedImage? {
-        let objectPath = record.objectPath  // objects/<2>/<hash>.<ext>, from a checked hash
-        let inObjects = objectPath.utf8.dropFirst(BundleFormat.objectsDirectoryName.utf8.count + 1)
+        // <bundle>/objects/<2>/<hash>.<ext>, from a checked hash; stat'ed below objects/.
+        let path = bundlePath + "/" + record.objectPath
+        let inObjects = bundlePath.utf8.count + BundleFormat.objectsDirectoryName.utf8.count + 2
         var status = stat()
         guard objectsDirectory >= 0,
-              fstatat(objectsDirectory, String(Substring(inObjects)), &status, AT_SYMLINK_NOFOLLOW) == 0,
+              path.withCString({ fstatat(objectsDirectory, $0 + inObjects, &status, AT_SYMLINK_NOFOLLOW) }) == 0,
               status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
         else { return nil }
-        return CachedImage(record: record, path: bundlePath + "/" + objectPath, bundleURL: url, memoryCache: memoryCache)
+        return CachedImage(record: record, path: path, bundleURL: url, memoryCache: memoryCache)
     }
 
     /// Runs a read on a pooled connection, turning SQLite failures into `corruptIndex`.

@@ -8,12 +8,12 @@ import Foundation
 /// Built once from the index by ``load(from:)``, with every rule of ``IndexValidation``: a row the
 /// SQLite lookups would skip is not here, and a variant is kept under a source only if its
 /// `source_id` is that source's `id` and its `cache_key` starts with the source's escaped
-/// identifier and `|`. Immutable afterwards, so any number of threads read it at once.
+/// identifier and `|`. Immutable once ``load(from:)`` returns, so any number of threads read it at once.
 ///
-/// Memory: about 90 bytes per variant plus the key text after each source's prefix (measured by
-/// `warm-cache-bench lookup`, which prints it).
-struct MemoryIndex: Sendable {
-    /// One variant, in 56 bytes plus its hash (32 bytes in ``hashes``) and its key's tail (in ``text``).
+/// Memory: 72 bytes per variant plus its key after the source's prefix, and per source 24 bytes
+/// plus its identifier: 105 bytes per variant on `warm-cache-bench lookup`'s index, which prints it.
+final class MemoryIndex: @unchecked Sendable {
+    /// One variant, in 40 bytes plus its hash (32 bytes in ``hashes``) and its key's tail (in ``text``).
     struct Entry: VariantFacts, Sendable {
         /// Where the key's text after `<escaped source>|` starts in ``text``, and its length.
         let keyTail: UInt32
@@ -26,11 +26,13 @@ struct MemoryIndex: Sendable {
         let fit: FitMode.Kind
         let format: ImageFormat
         let hasAlpha: Bool
-        /// Interned: every variant with the same processors shares one string.
-        let processors: String
+        /// The `processors` value: `processorTokens[processors]`.
+        let processors: UInt16
+        let processorCountByte: UInt8
 
         var pixelSize: PixelSize { PixelSize(width: Int(width), height: Int(height)) }
         var byteCount: Int { Int(bytes) }
+        var processorCount: Int { Int(processorCountByte) }
     }
 
     /// One source: its escaped identifier (`text[prefix..<prefix + prefixLength]`) and its entries,
@@ -43,15 +45,25 @@ struct MemoryIndex: Sendable {
         let entryCount: UInt32
     }
 
+    private init(sources: [Source], entries: [Entry], hashes: [UInt8], text: [UInt8], processorTokens: [String]) {
+        self.sources = sources
+        self.entries = entries
+        self.hashes = hashes
+        self.text = text
+        self.processorTokens = processorTokens
+    }
+
     private let sources: [Source]
     private var entries: [Entry]
     /// Raw SHA-256 of each entry's blob, 32 bytes per entry.
     private let hashes: [UInt8]
     /// Escaped source identifiers and key tails.
     private let text: [UInt8]
+    /// The distinct `processors` values (at most 65,536, else lookups stay on SQLite).
+    private let processorTokens: [String]
     /// The bit of each preset, for at most 64 presets; `nil` when the index lists more (lookups
     /// in a preset then go to SQLite).
-    private var presetBits: [String: UInt64]?
+    private var presetBits: [String: UInt64]? = [:]
 
     /// The variants of `source` (by its escaped identifier), or `nil` when the index has none for it.
     func variants(ofEscaped escaped: String) -> Variants? {
@@ -110,11 +122,17 @@ struct MemoryIndex: Sendable {
         /// The selector's choice among the source's variants in the presets of `presetMask` (any
         /// when `nil`), skipping the entries in `excluded`; the same rules as the SQLite lookup.
         func best(_ selector: VariantSelector, presetMask: UInt64?, excluding excluded: Set<Int>) -> Int? {
-            index.entries.withUnsafeBufferPointer { all in
+            var required: UInt16?  // nil: any processors
+            if let token = selector.processors {
+                guard let position = index.processorTokens.firstIndex(of: token) else { return nil }
+                required = UInt16(position)
+            }
+            return index.entries.withUnsafeBufferPointer { all in
                 var best: (entry: Int, covers: Bool)?
                 for position in entries {
                     let entry = all[position]
-                    guard selector.isCandidate(entry), presetMask.map({ entry.presets & $0 != 0 }) ?? true,
+                    guard selector.accepts(entry), required.map({ entry.processors == $0 }) ?? true,
+                          presetMask.map({ entry.presets & $0 != 0 }) ?? true,
                           excluded.isEmpty || !excluded.contains(position) else { continue }
                     let covering = selector.covers(entry)
                     if let current = best, !selector.beats(
@@ -171,7 +189,7 @@ struct MemoryIndex: Sendable {
                     return 64
                 }
             }
-            return VariantRecord(cacheKey: key, fit: entry.fit, format: entry.format, processors: entry.processors,
+            return VariantRecord(cacheKey: key, fit: entry.fit, format: entry.format, processors: index.processorTokens[Int(entry.processors)],
                                  pixelSize: entry.pixelSize, byteCount: entry.byteCount, sha256: hex,
                                  hasAlpha: entry.hasAlpha)
         }
@@ -219,7 +237,15 @@ struct MemoryIndex: Sendable {
         var entries: [Entry] = []
         var hashes: [UInt8] = []
         var text: [UInt8] = []
-        var processorsInterned: [String: String] = [:]
+        // Sized once: growing by doubling would hold up to twice the memory, and leave the freed
+        // halves to the allocator.
+        let count = try connection.statement("SELECT count(*) FROM variants")
+        if try count.step(), let rows = count.strictInt(0), rows > 0, rows <= Int(UInt32.max) {
+            entries.reserveCapacity(rows)
+            hashes.reserveCapacity(rows * 32)
+        }
+        var processorTokens: [String] = []
+        var processorNumbers: [String: UInt16] = [:]
         var run: (sourceID: Int, prefix: String, source: Source)?
         func closeRun() {
             guard let open = run?.source else { return }
@@ -248,13 +274,20 @@ struct MemoryIndex: Sendable {
             guard var prefix = run?.prefix, prefix.withUTF8({ key.starts(with: $0) }) else { continue }
             let tail = key[prefix.utf8.count...]
             guard text.count + tail.count < Int(UInt32.max) else { throw MemoryIndexTooLarge() }
-            let processors = processorsInterned[fields.processors] ?? fields.processors
-            processorsInterned[processors] = processors
+            guard let processors = processorNumbers[fields.processors]
+                    ?? (processorTokens.count <= Int(UInt16.max) ? UInt16(processorTokens.count) : nil)
+            else { throw MemoryIndexTooLarge() }
+            guard let processorCount = UInt8(exactly: fields.processorCount) else { throw MemoryIndexTooLarge() }
+            if processorNumbers[fields.processors] == nil {
+                processorNumbers[fields.processors] = processors
+                processorTokens.append(fields.processors)
+            }
             entries.append(Entry(
                 keyTail: UInt32(text.count), keyTailLength: UInt32(tail.count),
                 width: UInt32(fields.pixelSize.width), height: UInt32(fields.pixelSize.height),
                 bytes: UInt64(fields.byteCount), presets: 0, fit: fields.fit, format: fields.format,
-                hasAlpha: fields.hasAlpha, processors: processors))
+                hasAlpha: fields.hasAlpha, processors: processors,
+                processorCountByte: processorCount))
             text.append(contentsOf: tail)
             appendRawHash(hash, to: &hashes)
         }
@@ -273,13 +306,15 @@ struct MemoryIndex: Sendable {
         }
         guard split.isEmpty else { throw MemoryIndexUnordered() }
 
-        var index = MemoryIndex(sources: sources, entries: entries, hashes: hashes, text: text, presetBits: [:])
+        let index = MemoryIndex(sources: sources, entries: entries, hashes: hashes,
+                                text: text.withUnsafeBufferPointer { Array($0) },
+                                processorTokens: processorTokens)  // without the spare capacity
         try index.loadPresets(from: connection)
         return index
     }
 
     /// Marks each entry with the presets that list it (when there are at most 64 presets).
-    private mutating func loadPresets(from connection: SQLiteConnection) throws {
+    private func loadPresets(from connection: SQLiteConnection) throws {
         var bits: [String: UInt64] = [:]
         let presetRows = try connection.statement("SELECT preset, cache_key FROM variant_presets")
         while try presetRows.step() {
@@ -299,7 +334,7 @@ struct MemoryIndex: Sendable {
             entries[position] = Entry(keyTail: entry.keyTail, keyTailLength: entry.keyTailLength, width: entry.width,
                                       height: entry.height, bytes: entry.bytes, presets: entry.presets | bit,
                                       fit: entry.fit, format: entry.format, hasAlpha: entry.hasAlpha,
-                                      processors: entry.processors)
+                                      processors: entry.processors, processorCountByte: entry.processorCountByte)
         }
         presetBits = bits
     }
@@ -310,7 +345,8 @@ struct MemoryIndex: Sendable {
         for offset in 0..<32 { bytes.append(nibble(hex[2 * offset]) << 4 | nibble(hex[2 * offset + 1])) }
     }
 
-    /// The index's text does not fit 32-bit offsets (over 4 GiB of keys): lookups stay on SQLite.
+    /// The index's text does not fit 32-bit offsets (over 4 GiB of keys), or it has more than
+    /// 65,536 different `processors` values or one of over 255 processors: lookups stay on SQLite.
     struct MemoryIndexTooLarge: Error {}
     /// The variants table does not give a source's rows one after another: lookups stay on SQLite.
     struct MemoryIndexUnordered: Error {}

@@ -1,23 +1,31 @@
-/// What best-fit selection compares: the facts of a variant row other than its key and hash.
+/// What best-fit selection compares: the facts of a variant other than its key and hash.
 package protocol VariantFacts {
     var fit: FitMode.Kind { get }
     var format: ImageFormat { get }
-    /// The `processors` column: `-`, or tokens joined by `,`.
-    var processors: String { get }
     var pixelSize: PixelSize { get }
     var byteCount: Int { get }
+    /// How many processors the variant applies (0 for none).
+    var processorCount: Int { get }
 }
 
-extension VariantFacts {
-    /// How many processors the variant applies (0 for `-`).
-    package var processorCount: Int {
+/// The facts of a variant with its `processors` column as text.
+package protocol VariantRow: VariantFacts {
+    /// The `processors` column: `-`, or tokens joined by `,`.
+    var processors: String { get }
+}
+
+extension VariantRow {
+    package var processorCount: Int { Self.processorCount(of: processors) }
+
+    /// How many processors a `processors` value names (0 for `-`).
+    package static func processorCount(of processors: String) -> Int {
         processors == "-" ? 0 : processors.utf8.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
     }
 }
 
 /// A checked `variants` row without its key and hash (still in SQLite's buffers): what a lookup
 /// reads from every row before it copies out the winner.
-package struct VariantFields: VariantFacts, Sendable {
+package struct VariantFields: VariantRow, Sendable {
     package let sourceID: Int
     package let fit: FitMode.Kind
     package let format: ImageFormat
@@ -31,7 +39,7 @@ package struct VariantFields: VariantFacts, Sendable {
 ///
 /// Built only by ``IndexValidation/decodeVariant(_:)``, so its hash is a valid blob name and its
 /// sizes are sane.
-package struct VariantRecord: VariantFacts, Sendable, Hashable {
+package struct VariantRecord: VariantRow, Sendable, Hashable {
     package let cacheKey: String
     package let fit: FitMode.Kind
     package let format: ImageFormat

@@ -44,10 +44,13 @@ struct VariantSelector: Sendable {
         return best?.record
     }
 
-    func isCandidate(_ variant: some VariantFacts) -> Bool {
-        accepting.contains(variant.format)
-            && (fit == nil || variant.fit == fit)
-            && (processors == nil || variant.processors == processors)
+    func isCandidate(_ variant: some VariantRow) -> Bool {
+        accepts(variant) && (processors == nil || variant.processors == processors)
+    }
+
+    /// The format and fit filters of ``isCandidate(_:)``, for a caller that checks ``processors`` itself.
+    func accepts(_ variant: some VariantFacts) -> Bool {
+        accepting.contains(variant.format) && (fit == nil || variant.fit == fit)
     }
 
     func covers(_ variant: some VariantFacts) -> Bool {

@@ -220,18 +220,22 @@ struct UntrustedIndexTests {
         let path = bundleURL.appendingPathComponent(BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp))
         try FileManager.default.removeItem(at: path)
 
+        // Answered from SQLite, then from the in-memory index: the same.
         let bundle = try CacheBundle(contentsOf: bundleURL)
-        let hit = try bundle.bestImage(for: Self.sources[1], size: PointSize(width: 100, height: 75), scale: 2,
-                                       accepting: [.webp, .jpeg])
-        #expect(hit?.cacheKey != victim.key.rawValue)
-        #expect(hit?.format == .jpeg)
-        do {
-            _ = try bundle.image(forCacheKey: victim.key.rawValue)
-            Issue.record("answered with a missing blob")
-        } catch let error as CacheBundleError {
-            #expect(error.kind == .blobMissing(path: BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp)))
+        for fromMemory in [false, true] {
+            if fromMemory { #expect(bundle.prepareMemoryIndex() != nil) }
+            let hit = try bundle.bestImage(for: Self.sources[1], size: PointSize(width: 100, height: 75), scale: 2,
+                                           accepting: [.webp, .jpeg])
+            #expect(hit?.cacheKey != victim.key.rawValue)
+            #expect(hit?.format == .jpeg)
+            do {
+                _ = try bundle.image(forCacheKey: victim.key.rawValue)
+                Issue.record("answered with a missing blob")
+            } catch let error as CacheBundleError {
+                #expect(error.kind == .blobMissing(path: BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp)))
+            }
+            #expect(try !bundle.images(for: SourceIdentifier(Self.sources[1])).contains { $0.cacheKey == victim.key.rawValue })
         }
-        #expect(try !bundle.images(for: SourceIdentifier(Self.sources[1])).contains { $0.cacheKey == victim.key.rawValue })
 
         let report = try BundleVerifier(bundleURL: bundleURL).verify()
         let problem = try #require(report.problems.first { $0.kind == .missingBlob })
