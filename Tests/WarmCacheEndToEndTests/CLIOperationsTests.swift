@@ -82,8 +82,12 @@ import Darwin
             let deadPort = closed.url("/").port!
             try await closed.shutdown()
             let dead = (1...20).map { URL(string: "http://127.0.0.1:\(deadPort)/img/\($0).jpg")! }
+            // And a port that never answers (as a host behind a firewall dropping packets).
+            let silentPort = try SilentPort()
+            let silent = (1...20).map { silentPort.url("/img/\($0).jpg") }
             // Default fetch settings: no `fetch` section at all.
-            try scratch.write(Manifests.yaml(urls: [server.url("/ok.jpg")] + dead, fetch: ""), to: "manifest.yml")
+            try scratch.write(Manifests.yaml(urls: [server.url("/ok.jpg")] + dead + silent, fetch: ""),
+                              to: "manifest.yml")
 
             let started = Date()
             let run = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "-q", "--report", "r.json"],
@@ -104,11 +108,18 @@ import Darwin
                 #expect(mentions.first.map { $0.components(separatedBy: url.absoluteString).count == 2 } == true)
                 #expect(mentions.first?.contains("connection refused") == true, "\(mentions)")
             }
+            for url in silent {
+                let mentions = lines.filter { $0.contains(url.absoluteString) }
+                #expect(mentions.count == 1, "\(url): \(run)")
+                #expect(mentions.first?.contains("no answer within 5 s") == true, "\(mentions)")
+            }
             #expect(!run.stderr.contains("errno"), "\(run)")
 
             let report = try JSONDecoder().decode(WarmReport.self, from: Data(contentsOf: scratch.path("r.json")))
-            let deadSources = report.sources.filter { $0.location.contains(":\(deadPort)/") }
-            #expect(deadSources.count == dead.count)
+            let deadSources = report.sources.filter {
+                $0.location.contains(":\(deadPort)/") || $0.location.contains(":\(silentPort.port)/")
+            }
+            #expect(deadSources.count == dead.count + silent.count)
             for source in deadSources {
                 #expect(source.failure?.kind == .connection, "\(source.identifier): \(String(describing: source.failure))")
                 #expect(source.failure?.attempts == 1)
@@ -116,8 +127,9 @@ import Darwin
             let slowest = deadSources.map(\.seconds).max() ?? 0
             // One connect timeout (5 s by default) at most, the others at once; slack for a busy machine.
             #expect(slowest < 20, "a dead-host source took \(slowest) s")
-            print("dead host: 20 sources on a refused port; slowest failed in \(String(format: "%.3f", slowest)) s; "
-                + "whole CLI run \(String(format: "%.2f", seconds)) s")
+            print("dead hosts: 20 sources on a refused port, 20 on a silent one; slowest failed in "
+                + "\(String(format: "%.3f", slowest)) s; whole CLI run \(String(format: "%.2f", seconds)) s")
+            withExtendedLifetime(silentPort) {}
         }
     }
 
@@ -140,6 +152,7 @@ import Darwin
             // The line moves with bytes while the only source is still downloading.
             let first = try #require(progress.first)
             #expect(first.contains("0/1 sources") && !first.contains(" 0 B downloaded"), "\(first)")
+            print("CI progress of an 11 s download:\n" + progress.joined(separator: "\n"))
 
             // A quick run prints no progress line at all (nothing while idle, nothing after).
             try scratch.write(Manifests.yaml(output: "Fast/Images.warmcache", urls: [server.url("/fast.jpg")]),

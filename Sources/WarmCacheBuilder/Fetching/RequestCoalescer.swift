@@ -79,7 +79,12 @@ final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendabl
             state.entries[key] = nil
             return Array(entry.waiters.values)
         }
-        for waiter in waiters { waiter.resume(with: result) }
+        // The last waiter takes this task's reference with it, so nothing here keeps the value
+        // (a staged download's file, say) alive after every waiter has moved on.
+        var rest = waiters
+        guard let last = rest.popLast() else { return }
+        for waiter in rest { waiter.resume(with: result) }
+        last.resume(with: consume result)
     }
 
     private func cancel(caller: UInt64, key: Key) {

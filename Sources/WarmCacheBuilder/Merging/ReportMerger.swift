@@ -5,8 +5,10 @@ import Foundation
 /// It works on the JSON itself, so it keeps fields it does not know about: `sources` are
 /// concatenated in identifier order, `status` is the worst of the parts (`failed` > `partial` >
 /// `ok`), `output` becomes the merged bundle, `seconds` the longest part (the shards ran at the
-/// same time); otherwise numbers add up (the `totals`), lists concatenate, objects merge key by
-/// key, and a text or flag that differs keeps the first part's.
+/// same time), `reportVersion` stays the parts' version, `warnings` and `removedSources` keep
+/// each entry once (every part repeats the manifest's warnings); otherwise numbers add up (the
+/// `totals`), lists concatenate, objects merge key by key, and a text or flag that differs
+/// keeps the first part's.
 public enum ReportMerger {
     public static func merge(_ files: [URL], output: URL) throws(BundleMergeError) -> Data {
         var merged: [String: JSONValue]?
@@ -60,6 +62,18 @@ public enum ReportMerger {
         }
         if let x = a["seconds"]?.number, let y = b["seconds"]?.number {
             result["seconds"] = .double(max(x, y))
+        }
+        // The schema's version is the parts' version, not their sum.
+        if let version = a["reportVersion"] { result["reportVersion"] = version }
+        // Every part repeats the manifest's warnings, and the removed sources of one bundle.
+        for key in ["warnings", "removedSources"] {
+            if case .array(let list)? = result[key] {
+                var seen: Set<String> = []
+                result[key] = .array(list.filter { value in
+                    guard case .string(let text) = value else { return true }
+                    return seen.insert(text).inserted
+                })
+            }
         }
         return result
     }

@@ -176,7 +176,8 @@ import WarmCache
             let text = """
                 {"manifest": "/m.yml", "output": "/parts/\(name)", "status": "\(status)", "seconds": \(seconds),
                  "totals": {"sources": \(sources.count), "sourcesFailed": \(failed), "bytesIn": 1000},
-                 "sources": [\(list.joined(separator: ","))], "warnings": ["w-\(name)"], "newField": {"count": 2}}
+                 "sources": [\(list.joined(separator: ","))], "warnings": ["manifest warning", "w-\(name)"],
+                 "reportVersion": 1, "removedSources": ["https://gone"], "newField": {"count": 2}}
                 """
             let url = directory.appendingPathComponent("\(name).json")
             try Data(text.utf8).write(to: url)
@@ -195,7 +196,9 @@ import WarmCache
         let sources = try #require(merged["sources"] as? [[String: Any]])
         #expect(sources.compactMap { $0["identifier"] as? String } == ["https://a", "https://b", "https://c", "https://d"])
         #expect(sources.allSatisfy { ($0["future"] as? Bool) == true })
-        #expect(merged["warnings"] as? [String] == ["w-b", "w-a"])
+        #expect(merged["warnings"] as? [String] == ["manifest warning", "w-b", "w-a"])
+        #expect((merged["reportVersion"] as? NSNumber)?.intValue == 1)
+        #expect(merged["removedSources"] as? [String] == ["https://gone"])
         #expect(((merged["newField"] as? [String: Any])?["count"] as? NSNumber)?.intValue == 4)
 
         let bogus = directory.appendingPathComponent("bogus.json")
