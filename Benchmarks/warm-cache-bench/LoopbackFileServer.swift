@@ -16,12 +16,17 @@ final class LoopbackFileServer {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // http.server's listen backlog is 5: with more connections at once, SYNs are dropped and
-        // retried a second later, which would time the server instead of the tool.
+        // retried a second later, which would time the server instead of the tool. It speaks
+        // HTTP/1.0 unless told otherwise, closing the connection after each response; image
+        // servers keep connections alive, so this one does too (HTTP/1.1).
         let script = """
             import functools, http.server as s
             s.ThreadingHTTPServer.request_queue_size = 256
-            handler = functools.partial(s.SimpleHTTPRequestHandler, directory=\(Self.pythonString(root.path)))
-            handler.log_message = lambda *args: None
+            class Handler(s.SimpleHTTPRequestHandler):
+                protocol_version = "HTTP/1.1"
+                def log_message(self, *args):
+                    pass
+            handler = functools.partial(Handler, directory=\(Self.pythonString(root.path)))
             s.ThreadingHTTPServer(("127.0.0.1", \(port)), handler).serve_forever()
             """
         process.arguments = ["python3", "-c", script]

@@ -49,8 +49,9 @@ struct OriginalAcquirer: Sendable {
     private func acquireRemote(_ url: URL, identifier: SourceIdentifier) async throws(Failure) -> Acquired {
         let destination = cache.dataURL(for: identifier)
         let cache = self.cache
-        // Checking a cached original hashes its bytes: a blocking read, kept off the cooperative pool.
-        let record = await BlockingWork.run { cache.validRecord(for: identifier) }
+        // Checking a cached original stats (and may hash) its file: blocking, kept off the cooperative pool.
+        let found = await BlockingWork.run { cache.validRecord(for: identifier) }
+        let record = found?.record
         func cached(_ record: OriginalRecord, warning: String? = nil) -> Acquired {
             Acquired(fileURL: destination, sha256: record.sha256, status: .cached, bytesDownloaded: 0, warning: warning)
         }
@@ -90,18 +91,31 @@ struct OriginalAcquirer: Sendable {
                 throw Failure(SourceFailure(.httpStatus, "the server answered 304 Not Modified to an unconditional request",
                                             httpStatus: 304))
             }
+            let unchanged = (validators.etag ?? record.etag) == record.etag
+                && (validators.lastModified ?? record.lastModified) == record.lastModified
             record.etag = validators.etag ?? record.etag
             record.lastModified = validators.lastModified ?? record.lastModified
             record.checkedAt = Date()
-            let revalidated = record
-            try? await BlockingWork.run { try cache.save(revalidated, for: identifier) }
+            let revalidated = record, isSaved = unchanged && found?.isSaved == true
+            // A lost record (or confirmation) only costs a conditional request next time.
+            try? await BlockingWork.run {
+                if isSaved {
+                    try cache.confirm(identifier)
+                } else {
+                    try cache.save(revalidated, for: identifier)
+                }
+            }
             return Acquired(fileURL: destination, sha256: record.sha256, status: .revalidated, bytesDownloaded: 0)
         case .downloaded(let original):
             let fresh = OriginalRecord(identifier: identifier.rawValue, sha256: original.sha256,
                                        byteCount: original.byteCount, etag: original.validators.etag,
                                        lastModified: original.validators.lastModified, checkedAt: Date())
             do {
-                try await BlockingWork.run { try cache.save(fresh, for: identifier) }
+                try await BlockingWork.run {
+                    var stamped = fresh
+                    stamped.stamp = cache.stamp(for: identifier)
+                    try cache.save(stamped, for: identifier)
+                }
             } catch {
                 throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
                     + "\(cache.directory.path): \(error.localizedDescription)"), bytesDownloaded: original.byteCount)

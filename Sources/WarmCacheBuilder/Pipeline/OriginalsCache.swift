@@ -1,5 +1,12 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WarmCache
 
 /// The persistent store of downloaded originals, shared by runs (and by CI cache steps).
@@ -14,6 +21,10 @@ import WarmCache
 /// rewritten on every revalidation). A record that does not decode, or whose file is missing or
 /// whose bytes no longer hash to the recorded SHA-256 (a crash between the two steps, a power
 /// loss, a truncated copy from a CI cache) is discarded, and the original is fetched again.
+///
+/// The record also holds the file's ``FileStamp`` as it was when saved: while the file still
+/// has that stamp (not written, replaced or restored since) its bytes are known to be the
+/// recorded ones without hashing them again, so a re-warm reads no original it does not render.
 struct OriginalsCache: Sendable {
     let directory: URL
 
@@ -36,23 +47,53 @@ struct OriginalsCache: Sendable {
     }
 
     /// The record of a cached original whose bytes are intact, or `nil` (and the broken entry
-    /// removed) if there is none.
-    func validRecord(for identifier: SourceIdentifier) -> OriginalRecord? {
-        guard let data = try? Data(contentsOf: recordURL(for: identifier)),
-              let record = try? Self.decoder.decode(OriginalRecord.self, from: data),
+    /// removed) if there is none. The bytes are hashed only when the file's stamp is not the
+    /// recorded one; the record returned holds the stamp under which they were checked, and
+    /// `isSaved` says whether the record file already holds that stamp (then ``confirm(_:)``
+    /// can stand in for ``save(_:for:)``).
+    func validRecord(for identifier: SourceIdentifier) -> (record: OriginalRecord, isSaved: Bool)? {
+        let recordURL = recordURL(for: identifier)
+        guard let data = try? Data(contentsOf: recordURL),
+              var record = try? Self.decoder.decode(OriginalRecord.self, from: data),
               record.identifier == identifier.rawValue else { return nil }
-        guard let bytes = try? Data(contentsOf: dataURL(for: identifier), options: .alwaysMapped),
+        // A confirmation moves the record file's modification time instead of rewriting it.
+        if let confirmed = FileStamp(of: recordURL)?.modified, confirmed > record.checkedAt {
+            record.checkedAt = confirmed
+        }
+        let dataURL = dataURL(for: identifier)
+        let found = FileStamp(of: dataURL)
+        if let stamp = record.stamp, stamp.size == record.byteCount, found == stamp {
+            return (record, true)
+        }
+        guard let bytes = try? Data(contentsOf: dataURL, options: .alwaysMapped),
               bytes.count == record.byteCount, ContentHash.sha256(bytes) == record.sha256 else {
-            try? FileManager.default.removeItem(at: recordURL(for: identifier))
+            try? FileManager.default.removeItem(at: recordURL)
             return nil
         }
-        return record
+        // The stamp the hashed bytes had, if the file did not change while they were read.
+        record.stamp = found.flatMap { FileStamp(of: dataURL) == $0 ? $0 : nil }
+        return (record, false)
+    }
+
+    /// Records that the server confirmed a saved record's original just now (a `304` with the
+    /// same validators): the record file's modification time becomes its `checkedAt`, with no
+    /// rewrite (a rename over an existing file costs a journal commit on ext4).
+    func confirm(_ identifier: SourceIdentifier) throws {
+        let path = recordURL(for: identifier).path
+        guard utimensat(AT_FDCWD, path, nil, 0) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
     }
 
     private static var decoder: JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
+    }
+
+    /// The stamp of the original file now in place, for the record of a download just renamed there.
+    func stamp(for identifier: SourceIdentifier) -> FileStamp? {
+        FileStamp(of: dataURL(for: identifier))
     }
 
     /// Saves the record for an original already in place at ``dataURL(for:)``.
@@ -93,8 +134,12 @@ struct OriginalRecord: Codable, Sendable, Equatable {
     var byteCount: Int
     var etag: String?
     var lastModified: String?
-    /// When the server last confirmed these bytes (download or 304); drives `--max-age`.
+    /// When the server last confirmed these bytes (download or 304); drives `--max-age`. A later
+    /// confirmation with unchanged validators is kept as the record file's modification time.
     var checkedAt: Date
+    /// The original file's stamp when its bytes were last known to hash to `sha256` (absent in
+    /// records from older versions: those originals are hashed once more).
+    var stamp: FileStamp?
 
     var validators: CacheValidators {
         CacheValidators(etag: etag, lastModified: lastModified)

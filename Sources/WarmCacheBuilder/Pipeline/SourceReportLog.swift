@@ -36,14 +36,17 @@ final class SourceReportLog: @unchecked Sendable {
             """)
     }
 
-    func append(_ report: SourceReport) throws {
-        try connection.statement("INSERT OR REPLACE INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
-            .bind(.text(report.identifier), .int(report.status == .failed ? 1 : 0),
-                  .blob(try encoder.encode(report))).run()
-        pending += 1
-        if pending >= 512 {
-            pending = 0
-            try connection.execute("COMMIT; BEGIN")
+    /// Logs finished sources' lines (a source logged again replaces its line).
+    func append(contentsOf reports: [SourceReport]) throws {
+        for report in reports {
+            try connection.statement("INSERT OR REPLACE INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
+                .bind(.text(report.identifier), .int(report.status == .failed ? 1 : 0),
+                      .blob(try encoder.encode(report))).run()
+            pending += 1
+            if pending >= 512 {
+                pending = 0
+                try connection.execute("COMMIT; BEGIN")
+            }
         }
     }
 

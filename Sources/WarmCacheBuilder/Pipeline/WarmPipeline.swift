@@ -100,17 +100,27 @@ public struct WarmPipeline: Sendable {
                     return outcome
                 }
             }
-            for _ in 0..<max(1, window) { admit() }
-            while let outcome = await group.next() {
-                report.totals.add(outcome.report)
-                report.warnings += outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" }
+            // Finished sources' report lines go to the log in batches: one hop to a Dispatch thread
+            // per batch, not per source (a re-warm finishes sources faster than threads wake up).
+            var lines: [SourceReport] = []
+            func flushLines() async {
+                let batch = lines
+                lines.removeAll(keepingCapacity: true)
                 do {
-                    try await BlockingWork.run { try log.append(outcome.report) }
+                    try await BlockingWork.run { try log.append(contentsOf: batch) }
                 } catch {
                     logFailure = logFailure ?? error
                 }
-                admit()
             }
+            for _ in 0..<max(1, window) { admit() }
+            while let outcome = await group.next() {
+                admit()
+                report.totals.add(outcome.report)
+                report.warnings += outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" }
+                lines.append(outcome.report)
+                if lines.count >= window { await flushLines() }
+            }
+            if !lines.isEmpty { await flushLines() }
         }
         if let fetcher {
             try? await fetcher.shutdown()

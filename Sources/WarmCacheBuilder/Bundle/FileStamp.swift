@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `stat(2)` says about a file that changes whenever its bytes do: size, inode, and the
+/// modification and status-change times to the nanosecond.
+///
+/// A file whose stamp is the one recorded when its bytes were last hashed has not been written
+/// since (any write moves the change time, which no user tool can set back; a copy or a restored
+/// cache is a new inode), so its hash need not be computed again. Like git's index, this trusts
+/// the file system's clock: a change made within the same clock tick as the recorded state and
+/// keeping the size is not seen.
+struct FileStamp: Codable, Sendable, Equatable {
+    var size: Int
+    var inode: UInt64
+    var modifiedSeconds: Int
+    var modifiedNanoseconds: Int
+    var changedSeconds: Int
+    var changedNanoseconds: Int
+
+    /// The modification time.
+    var modified: Date {
+        Date(timeIntervalSince1970: TimeInterval(modifiedSeconds) + TimeInterval(modifiedNanoseconds) / 1e9)
+    }
+
+    /// The stamp of the regular file at `url` (symbolic links are not followed), or `nil`.
+    init?(of url: URL) {
+        var status = stat()
+        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        size = Int(status.st_size)
+        inode = UInt64(status.st_ino)
+        #if canImport(Darwin)
+        modifiedSeconds = Int(status.st_mtimespec.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
+        changedSeconds = Int(status.st_ctimespec.tv_sec)
+        changedNanoseconds = Int(status.st_ctimespec.tv_nsec)
+        #else
+        modifiedSeconds = Int(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
+        changedSeconds = Int(status.st_ctim.tv_sec)
+        changedNanoseconds = Int(status.st_ctim.tv_nsec)
+        #endif
+    }
+}
