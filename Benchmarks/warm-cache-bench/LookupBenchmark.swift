@@ -6,8 +6,10 @@ import WarmCacheBuilder
 /// Lookup latency of the runtime library on a large index.
 ///
 /// Builds a bundle with `--sources` x 10 variants (100,000 by default: 10,000 sources, an inside
-/// ladder of 100/200/400 pt at @2x/@3x in WebP and JPEG, minus two), then times exact-key lookups
-/// and best-fit lookups on random sources from one thread and from several, printing p50/p99.
+/// ladder of 100/200/400 pt at @2x/@3x in WebP and JPEG, minus two), opens it (timed), waits for
+/// the in-memory index (its size, resident growth and build time are printed), then times
+/// exact-key lookups and best-fit lookups on random sources from one thread and from several,
+/// printing p50/p99/max.
 struct LookupBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "lookup",
                                                     abstract: "Lookup latency (p50/p99) on a 100,000-variant index.")
