@@ -7,7 +7,8 @@ struct WarmCacheBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "warm-cache-bench",
         abstract: "WarmCache benchmarks: each prints its figures.",
-        subcommands: [LookupBenchmark.self, ImagingBenchmark.self, WarmBenchmark.self, ScaleBenchmark.self]
+        subcommands: [LookupBenchmark.self, ImagingBenchmark.self, WarmBenchmark.self, ScaleBenchmark.self,
+                      ShardsBenchmark.self, MergeBenchmark.self]
     )
 }
 
