@@ -37,6 +37,16 @@ struct LookupBenchmark: AsyncParsableCommand {
         var bundle: CacheBundle!
         let openSeconds = try Measurement.seconds { bundle = try CacheBundle(contentsOf: bundleURL) }
         print("open: \(Measurement.format(openSeconds * 1e6, 0)) µs")
+        let residentBefore = Measurement.residentMiB()
+        var memoryIndex: (variantCount: Int, byteCount: Int)?
+        let indexSeconds = try Measurement.seconds { memoryIndex = bundle.prepareMemoryIndex() }
+        if let memoryIndex {
+            print("in-memory index (built in the background after the first best-fit lookup): "
+                  + "\(memoryIndex.variantCount) variants, \(memoryIndex.byteCount / 1024) KiB held "
+                  + "(\(memoryIndex.byteCount / max(1, memoryIndex.variantCount)) bytes per variant), resident "
+                  + "+\(Measurement.format(Measurement.residentMiB() - residentBefore)) MiB, "
+                  + "built in \(Measurement.format(indexSeconds * 1e3, 0)) ms")
+        }
 
         var generator = SystemRandomNumberGenerator()
         let exactKeys = (0..<lookups).map { _ in keys.randomElement(using: &generator)! }

@@ -53,6 +53,15 @@ enum Measurement {
         return "load " + loads.map { format($0, 2) }.joined(separator: " ")
     }
 
+    /// Resident set size of this process now, in MiB (Linux: `/proc/self/statm`; elsewhere the peak).
+    static func residentMiB() -> Double {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else {
+            return peakRSSMiB()
+        }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+
     static func format(_ value: Double, _ digits: Int = 1) -> String {
         String(format: "%.\(digits)f", value)
     }

@@ -15,8 +15,8 @@ import Foundation
 ///   `warm` gets `--output <target dir>/Resources/<Name>.warmcache`, where `<Name>.warmcache` is the
 ///   last path component of the manifest's `output` (or `Images.warmcache` without one).
 struct Invocation: Equatable {
-    /// Where the plugin looks for a manifest, in order, in the package root.
-    static let manifestNames = ["warm-cache.yml", "warm-cache.yaml", "manifest.yml"]
+    /// Where the plugin looks for a manifest, in order, in the package root (the CLI's list).
+    static var manifestNames: [String] { ConventionalManifest.names }
     /// The bundle name used with `--target` when the manifest does not give one.
     static let defaultBundleName = "Images.warmcache"
     /// The folder inside a target that receives the bundle with `--target`.
@@ -33,7 +33,7 @@ struct Invocation: Equatable {
         "pull": ["--concurrency", "--timeout", "--max-index-mib", "--seed"],
         "inspect": ["--largest", "--html"],
         "verify": [],
-        "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors"],
+        "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors", "--manifest"],
     ]
 
     /// The arguments for `warm-cache`.
@@ -98,10 +98,8 @@ struct Invocation: Equatable {
             let manifestPath: String
             if positionals == 0 {
                 guard let found = Invocation.findManifest(in: env) else {
-                    throw Problem("""
-                        no manifest: none of \(Invocation.manifestNames.joined(separator: ", ")) is in \
-                        \(env.directory.path); name one: swift package warm-cache \(subcommand) path/to/manifest.yml
-                        """)
+                    throw Problem(ConventionalManifest.missingMessage(
+                        in: env.directory, command: "swift package warm-cache \(subcommand)"))
                 }
                 manifestPath = found
                 rest.insert(found, at: 0)
@@ -216,7 +214,7 @@ struct Invocation: Equatable {
 
     /// The first conventional manifest name that exists in the package directory.
     static func findManifest(in env: Environment) -> String? {
-        manifestNames.first { env.fileExists(env.directory.appendingPathComponent($0)) }
+        ConventionalManifest.find(in: env.directory, fileExists: env.fileExists)
     }
 
     /// `<target dir>/Resources/<Name>.warmcache`.

@@ -37,6 +37,16 @@ enum Console {
         FileHandle.standardError.write(Data("warning: \(message)\n".utf8))
     }
 
+    /// A command's failure: one `error:` line, or with `--json` a JSON object `{"error": "..."}` on
+    /// standard output, so a script reading JSON always gets JSON.
+    static func failure(_ message: String, json: Bool) throws {
+        if json {
+            try Self.json(["error": message])
+        } else {
+            error(message)
+        }
+    }
+
     static func line(_ text: String = "") {
         print(text)
     }

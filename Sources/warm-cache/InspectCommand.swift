@@ -8,9 +8,10 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries.",
         discussion: """
-            With --html FILE, also write a contact sheet: one page that shows every source and variant \
-            as the real image, with placeholders and totals. It links to the bundle's files by relative \
-            path: keep the page beside the bundle when moving it.
+            With --list: every source with its variants (key, pixel size, format, bytes); add --json \
+            for JSON. With --html FILE, also write a contact sheet: one page that shows every source \
+            and variant as the real image, with placeholders and totals. It links to the bundle's files \
+            by relative path: keep the page beside the bundle when moving it.
             """)
 
     @Argument(help: "The bundle directory (…/Name.warmcache).", completion: .directory)
@@ -19,7 +20,10 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "How many of the largest entries to list.")
     var largest = 10
 
-    @Flag(help: "Print the report as JSON.")
+    @Flag(help: "List every source with its variants instead of the totals.")
+    var list = false
+
+    @Flag(help: "Print the report (or the --list) as JSON.")
     var json = false
 
     @Option(help: ArgumentHelp("Also write a contact sheet (an HTML page of every image) to this file.",
@@ -35,11 +39,16 @@ struct InspectCommand: ParsableCommand {
             try ContactSheetOutput.write(ContactSheet(bundleURL: URL(fileURLWithPath: bundle)), to: html,
                                          quiet: json)
         }
+        let inspector = BundleInspector(bundleURL: URL(fileURLWithPath: bundle))
+        if list {
+            try printListing(inspector)
+            return
+        }
         let report: BundleReport
         do {
-            report = try BundleInspector(bundleURL: URL(fileURLWithPath: bundle)).report(largest: largest)
+            report = try inspector.report(largest: largest)
         } catch {
-            Console.error("\(error)")
+            try Console.failure("\(error)", json: json)
             throw ExitCode.failure
         }
         if json {
@@ -64,6 +73,32 @@ struct InspectCommand: ParsableCommand {
             for entry in report.largest {
                 Console.line("    \(Console.bytes(entry.bytes).leftPadded(9))  \(entry.pixelWidth)x\(entry.pixelHeight) "
                     + "\(entry.format)  \(entry.cacheKey)")
+            }
+        }
+    }
+}
+
+extension InspectCommand {
+    private func printListing(_ inspector: BundleInspector) throws {
+        let listing: BundleListing
+        do {
+            listing = try inspector.listing()
+        } catch {
+            try Console.failure("\(error)", json: json)
+            throw ExitCode.failure
+        }
+        if json {
+            try Console.json(listing)
+            return
+        }
+        for source in listing.sources {
+            Console.line("\(source.identifier)  \(source.pixelWidth)x\(source.pixelHeight) \(source.format), "
+                + "\(Console.bytes(source.bytes))")
+            for variant in source.variants {
+                let presets = variant.presets.isEmpty ? "" : "  [\(variant.presets.joined(separator: ", "))]"
+                Console.line("  \("\(variant.pixelWidth)x\(variant.pixelHeight)".padding(toLength: 10, withPad: " ", startingAt: 0)) "
+                    + "\(variant.format.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+                    + "\(Console.bytes(variant.bytes).leftPadded(9))  \(variant.cacheKey)\(presets)")
             }
         }
     }

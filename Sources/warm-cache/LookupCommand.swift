@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCache
+import WarmCacheBuilder
 
 /// `warm-cache lookup Images.warmcache URL --size 100x100 --scale 3 --accept webp,jpeg`:
 /// the runtime library's answer, for scripts and people.
@@ -36,7 +37,11 @@ struct LookupCommand: ParsableCommand {
         valueName: "none|any|tokens"))
     var processors: String?
 
-    @Flag(help: "Print one JSON object: hit, path, format, pixelWidth, pixelHeight, bytes, cacheKey.")
+    @Option(help: ArgumentHelp("The manifest, to suggest a source's identifier when a miss names a file it lists.",
+                               discussion: "Default: the conventional manifest in the current directory, if any."))
+    var manifest: String?
+
+    @Flag(help: "Print one JSON object: hit, path, format, pixelWidth, pixelHeight, bytes, cacheKey (reason on a miss).")
     var json = false
 
     struct Answer: Encodable {
@@ -50,6 +55,10 @@ struct LookupCommand: ParsableCommand {
         var sha256: String?
         var hasAlpha: Bool?
         var placeholder: ImagePlaceholder?
+        /// On a miss: why (unknown source, no accepted format, a filter excluded every variant).
+        var reason: String?
+        /// On a miss: the identifier to look up instead, when the input names a file the manifest lists.
+        var suggestion: String?
     }
 
     func validate() throws {
@@ -63,7 +72,7 @@ struct LookupCommand: ParsableCommand {
     }
 
     func run() throws {
-        let answer: Answer
+        var answer: Answer
         do {
             let cache = try CacheBundle(contentsOf: URL(fileURLWithPath: bundle))
             let hit = try cache.bestImage(for: source, size: try pointSize(), scale: scale, accepting: try formats(),
@@ -74,8 +83,11 @@ struct LookupCommand: ParsableCommand {
                             pixelWidth: hit?.pixelSize.width, pixelHeight: hit?.pixelSize.height, bytes: hit?.byteCount,
                             cacheKey: hit?.cacheKey, sha256: hit?.sha256, hasAlpha: hit?.hasAlpha,
                             placeholder: placeholder)
+            if hit == nil {
+                (answer.reason, answer.suggestion) = try explainMiss(cache)
+            }
         } catch {
-            Console.error("\(error)")
+            try Console.failure("\(error)", json: json)
             throw ExitCode.failure
         }
         if json {
@@ -85,11 +97,60 @@ struct LookupCommand: ParsableCommand {
             Console.line("  \(answer.format ?? "") \(answer.pixelWidth ?? 0)x\(answer.pixelHeight ?? 0), "
                 + "\(Console.bytes(answer.bytes ?? 0)), key \(answer.cacheKey ?? "")")
         } else {
-            Console.error("no image for \(source) at \(size) @\(scale)x in \(accept)")
+            Console.error("no image for \(source) at \(size) @\(scale)x in \(accept): \(answer.reason ?? "no match")"
+                + (answer.suggestion.map { "; the manifest lists it as '\($0)': look that up instead" } ?? ""))
         }
         if !answer.hit {
             throw ExitCodes.problemsFound
         }
+    }
+
+    /// Why nothing was found, and the identifier to use instead when the input names a manifest file.
+    private func explainMiss(_ cache: CacheBundle) throws -> (String, String?) {
+        let identifier = SourceIdentifier(source)
+        guard try cache.contains(identifier) else {
+            let suggestion = identifierForListedFile()
+            let reason = "the bundle has no source '\(identifier.rawValue)'"
+                + (suggestion == nil ? " (URLs are normalised; paths and keys must be written as in the manifest)" : "")
+            return (reason, suggestion)
+        }
+        let all = try cache.images(for: identifier)
+        let accepted = Set(try formats())
+        let inFormat = all.filter { accepted.contains($0.format) }
+        guard !inFormat.isEmpty else {
+            let has = Set(all.map(\.format.rawValue)).sorted().joined(separator: ", ")
+            return ("none of its \(all.count) variants is in an accepted format (it has \(has)); add one to --accept", nil)
+        }
+        // Which filter excluded everything: drop them to see whether anything is left.
+        if try cache.bestImage(for: identifier, size: try pointSize(), scale: scale, accepting: try formats(),
+                               processors: .any) != nil {
+            var filters = [fit.map { "--fit \($0)" }, preset.map { "--preset \($0)" }].compactMap { $0 }
+            let processorFilter = try processorFilter()
+            if processorFilter != .any, preset == nil || processors != nil {
+                filters.append(processors.map { "--processors \($0)" }
+                    ?? "the default --processors none (its variants are processed; pass --processors any or a --preset)")
+            }
+            return ("\(filters.joined(separator: " and ")) excluded all its variants in \(accept)", nil)
+        }
+        return ("none of its \(all.count) variants matches the request", nil)
+    }
+
+    /// The identifier the manifest gives the file `source` names (a `path:` entry, usually with a
+    /// `key:`), or `nil`. Reads `--manifest` or the conventional manifest; silent when there is none.
+    private func identifierForListedFile() -> String? {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        guard let manifestPath = manifest ?? ConventionalManifest.find(in: cwd),
+              let plan = try? ManifestLoader().load(contentsOf: URL(fileURLWithPath: manifestPath, relativeTo: cwd))
+        else { return nil }
+        let wanted = URL(fileURLWithPath: source, relativeTo: cwd).standardizedFileURL.resolvingSymlinksInPath().path
+        for planned in plan.sources {
+            if case .file(let url) = planned.location,
+               url.standardizedFileURL.resolvingSymlinksInPath().path == wanted,
+               planned.identifier.rawValue != source {
+                return planned.identifier.rawValue
+            }
+        }
+        return nil
     }
 
     private func pointSize() throws -> PointSize {

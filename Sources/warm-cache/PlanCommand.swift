@@ -31,7 +31,7 @@ struct PlanCommand: ParsableCommand {
     }
 
     func run() throws {
-        var plan = try manifest.load(quiet: logging.quiet)
+        var plan = try manifest.load(command: "plan", quiet: logging.quiet)
         if let shards {
             try printShards(plan, count: shards)
             return

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WarmCache
 import WarmCacheBuilder
 
 /// `warm-cache verify Images.warmcache`: re-hashes every blob and checks the index.
@@ -15,11 +16,18 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let report: VerificationReport
+        let bundleURL = URL(fileURLWithPath: bundle)
+        var report: VerificationReport
         do {
-            report = try BundleVerifier(bundleURL: URL(fileURLWithPath: bundle)).verify()
+            report = try BundleVerifier(bundleURL: bundleURL).verify()
+        } catch let error as CacheBundleError where error.kind != .bundleNotFound {
+            // A bundle whose index cannot be opened is a finding (exit 2), reported like the others.
+            report = VerificationReport(path: bundleURL.path, variantsChecked: 0, blobsChecked: 0, bytesHashed: 0,
+                                        problems: [.init(kind: .indexIntegrity, subject: BundleFormat.indexFileName,
+                                                         detail: "\(error)")],
+                                        warnings: [])
         } catch {
-            Console.error("\(error)")
+            try Console.failure("\(error)", json: json)
             throw ExitCode.failure
         }
         if json {

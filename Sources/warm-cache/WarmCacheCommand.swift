@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import WarmCacheBuilder
 
 /// `warm-cache`: bakes remote images into an offline bundle at build time.
 @main
@@ -9,7 +11,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
         discussion: """
             Exit codes:
               0   success
-              1   error (unreadable bundle, file system, libvips missing, …)
+              1   error (manifest or bundle missing or unreadable, file system, libvips missing, …)
               2   verify found problems; lookup found no image
               3   some sources failed; the bundle holds the others
               4   nothing written (every source failed, or --strict and one failed)
@@ -22,4 +24,34 @@ struct WarmCacheCommand: AsyncParsableCommand {
         subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
                       VerifyCommand.self, LookupCommand.self, PullCommand.self],
         defaultSubcommand: WarmCommand.self)
+
+    /// Parses and runs the command, after catching a misspelt subcommand: with `warm` as the
+    /// default, `warm-cache inspct X` would otherwise read `inspct` as a manifest path.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = misspeltSubcommand(arguments) {
+            Console.error(problem)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// "unknown command 'inspct' (did you mean 'inspect'?)" when the first argument is no
+    /// subcommand, no option, no existing file, and close to a subcommand's name.
+    static func misspeltSubcommand(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !first.contains("/"), !first.contains("."),
+              !FileManager.default.fileExists(atPath: first) else { return nil }
+        let names = configuration.subcommands.map { $0._commandName } + ["help"]
+        guard !names.contains(first), let closest = ManifestSuggestions.closest(to: first, in: names) else { return nil }
+        return "unknown command '\(first)' (did you mean '\(closest)'?); run 'warm-cache --help' for the list"
+    }
 }

@@ -53,8 +53,14 @@ struct WarmCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        if let maxAge, DurationText.seconds(maxAge) == nil {
-            throw ValidationError("--max-age '\(maxAge)' is not a duration; write e.g. 90s, 10m, 12h or 7d")
+        if let maxAge, ManifestDuration.seconds(from: maxAge).map({ $0 >= 0 }) != true {
+            throw ValidationError("--max-age '\(maxAge)' is not a duration; write e.g. \(ManifestDuration.examples)")
+        }
+        if let output, let problem = OutputName.problem(with: output) {
+            throw ValidationError("-o/--output \(problem)")
+        }
+        if let report, (try? URL(fileURLWithPath: report).resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true {
+            throw ValidationError("--report '\(report)' is a folder; give the report's file name, e.g. \(OutputName.normalized(report))/report.json")
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -67,7 +73,8 @@ struct WarmCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shard = try self.shard.resolve()
-        var plan = try manifest.load(quiet: logging.quiet)
+        var plan = try manifest.load(command: "warm", quiet: logging.quiet)
+        try checkReportWritable()
         if let shard {
             plan = plan.restricted(to: shard)
         }
@@ -77,7 +84,7 @@ struct WarmCommand: AsyncParsableCommand {
         }
         let options = WarmOptions(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
-            strict: strict, offline: offline, maxAge: maxAge.flatMap(DurationText.seconds),
+            strict: strict, offline: offline, maxAge: maxAge.flatMap { ManifestDuration.seconds(from: $0) },
             imagingConcurrency: jobs, fetchConcurrency: concurrency,
             reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL })
         let printer = ProgressPrinter(quiet: logging.quiet)
@@ -85,7 +92,9 @@ struct WarmCommand: AsyncParsableCommand {
                                     onProgress: { printer.update($0) })
 
         let result: WarmReport
+        printer.start(total: plan.sources.count)
         do {
+            defer { printer.stop() }
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
@@ -100,13 +109,42 @@ struct WarmCommand: AsyncParsableCommand {
             }
         }
         if !logging.quiet {
-            printSummary(result, output: plan.output)
+            printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
         try writeContactSheet(result, bundle: plan.output)
         printFailures(result)
         if result.status != .ok {
             throw ExitCodes.someSourcesFailed
         }
+    }
+
+    /// Fails before any work (exit 1) if the report cannot be written, so a run never publishes a
+    /// bundle and then fails on its report.
+    private func checkReportWritable() throws {
+        guard let report else { return }
+        let url = URL(fileURLWithPath: report)
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            Console.error("cannot write the report to \(report): cannot create its folder \(folder.path) "
+                + "(\(Self.reason(error))); choose another --report path")
+            throw ExitCode.failure
+        }
+        guard FileManager.default.isWritableFile(atPath: folder.path) else {
+            Console.error("cannot write the report to \(report): the folder \(folder.path) is not writable; "
+                + "choose another --report path")
+            throw ExitCode.failure
+        }
+    }
+
+    /// An error's plain reason (Foundation's file errors carry it in the underlying POSIX error).
+    static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
     }
 
     /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's failures.
@@ -116,7 +154,7 @@ struct WarmCommand: AsyncParsableCommand {
                                      to: html, quiet: logging.quiet)
     }
 
-    private func printSummary(_ report: WarmReport, output: URL) {
+    private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {
         let totals = report.totals
         let rate = report.seconds > 0 ? Double(totals.sources) / report.seconds : 0
         Console.line("Wrote \(relative(output)) in \(String(format: "%.1f", report.seconds)) s "
@@ -126,7 +164,8 @@ struct WarmCommand: AsyncParsableCommand {
         Console.line("  variants: \(totals.variants) (\(totals.variantsEncoded) encoded, \(totals.variantsReused) reused)")
         Console.line("  bytes:    \(Console.bytes(totals.bytesDownloaded)) downloaded, \(Console.bytes(totals.bytesIn)) "
             + "of originals in, \(Console.bytes(totals.bytesOut)) of variants out")
-        for warning in report.warnings {
+        // The manifest's warnings (listed first) were printed when it was loaded; these are the sources' own.
+        for warning in report.warnings.dropFirst(manifestWarnings) {
             Console.warning(warning)
         }
     }
@@ -134,27 +173,15 @@ struct WarmCommand: AsyncParsableCommand {
     private func printFailures(_ report: WarmReport) {
         let failures = report.failures
         guard !failures.isEmpty else { return }
-        Console.error("\(report.totals.sourcesFailed) of \(report.totals.sources) sources failed:")
-        for failure in failures {
-            FileHandle.standardError.write(Data(
-                "  \(failure.identifier): \(failure.error ?? "failed") (listed at \(failure.listedAt))\n".utf8))
+        // One line per failure: where (the URL or file, then the manifest line), why and what to do.
+        for source in failures {
+            Console.error("\(source.location): \(source.failure?.message ?? "failed") (listed at \(source.listedAt))")
         }
+        Console.error("\(failures.count) of \(report.totals.sources) sources failed")
     }
 
     private func relative(_ url: URL) -> String {
         let cwd = FileManager.default.currentDirectoryPath + "/"
         return url.path.hasPrefix(cwd) ? String(url.path.dropFirst(cwd.count)) : url.path
-    }
-}
-
-/// Durations on the command line: `90`, `90s`, `10m`, `12h`, `7d`.
-enum DurationText {
-    static func seconds(_ text: String) -> TimeInterval? {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let last = trimmed.last else { return nil }
-        let (number, unit) = units[last].map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        return value * unit
     }
 }

@@ -37,7 +37,8 @@ import Darwin
             // The report: documented keys, and it decodes as a WarmReport.
             let reportData = try Data(contentsOf: scratch.path("out/report.json"))
             let object = try #require(try JSONSerialization.jsonObject(with: reportData) as? [String: Any])
-            #expect(Set(object.keys) == ["manifest", "output", "status", "seconds", "totals", "sources", "warnings"])
+            #expect(Set(object.keys) == ["reportVersion", "manifest", "output", "status", "seconds", "totals", "sources",
+                                         "warnings", "removedSources"])
             #expect(object["status"] as? String == "ok")
             let sources = try #require(object["sources"] as? [[String: Any]])
             #expect(sources.count == 2)
@@ -157,8 +158,10 @@ import Darwin
         try await withWorld(routes: try routes()) { scratch, server in
             try scratch.write(Manifests.yaml(urls: [server.url("/a.jpg")]), to: "manifest.yml")
             try FileManager.default.createDirectory(at: scratch.path("Out"), withIntermediateDirectories: true)
-            let lockPath = scratch.path("Out/.Images.warmcache.lock").path
-            let descriptor = open(lockPath, O_RDWR | O_CREAT, 0o644)
+            let lockURL = OutputLock.lockURL(for: scratch.path("Out/Images.warmcache"))
+            try FileManager.default.createDirectory(at: lockURL.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            let descriptor = open(lockURL.path, O_RDWR | O_CREAT, 0o600)
             try #require(descriptor >= 0)
             defer { close(descriptor) }
             try #require(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
@@ -169,6 +172,8 @@ import Darwin
             #expect(locked.status == 75, "\(locked)")
             #expect(locked.stderr.contains("pid 4242 on build-agent"), "\(locked)")
             #expect(server.totalRequestCount == 0)
+            // A refused run leaves nothing beside the output.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("Out").path) == [])
 
             let usage = try await CLI.run(["warm", "manifest.yml", "--jobs", "0"], in: scratch.url)
             #expect(usage.status == 64, "\(usage)")

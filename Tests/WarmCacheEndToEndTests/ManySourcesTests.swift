@@ -54,7 +54,7 @@ import WarmCacheTestSupport
             #expect(report.totals.sources == Self.count)
             #expect(report.totals.sourcesOK == Self.count)
             #expect(report.totals.fetched == Self.count)
-            #expect(report.failures.isEmpty, "\(report.failures.map { $0.error ?? "" })")
+            #expect(report.failures.isEmpty, "\(report.failures.map { $0.failure?.message ?? "" })")
             let expectedVariants = Self.count * Manifests.variantsPerSource + 1
             #expect(report.totals.variants == expectedVariants)
             #expect(report.totals.variantsEncoded == expectedVariants)

@@ -34,9 +34,10 @@ import WarmCacheTestSupport
             #expect(partial.totals.sourcesOK == 2)
             let failed = try #require(partial.source(urls[2]))
             #expect(failed.status == .failed)
-            let message = failed.error ?? ""
-            #expect(message.contains(urls[2].absoluteString), "\(message)")
-            #expect(message.contains("never fetched"), "\(message)")
+            #expect(failed.failure?.kind == .offline)
+            let message = failed.failure?.message ?? ""
+            #expect(failed.location == urls[2].absoluteString)
+            #expect(message.contains("never downloaded"), "\(message)")
             #expect(message.contains("--offline"), "\(message)")
             #expect(server.totalRequestCount == 0)
 

@@ -9,24 +9,31 @@ import WarmCacheTestSupport
 @Suite struct OutputLockTests {
     @Test func aSecondConcurrentRunOnTheSameOutputIsLockedOut() async throws {
         let image = try SourceImages.fixture("chelsea.jpg")
-        // The first run's download takes a while, so it holds the lock when the second starts.
+        // The first run's download is held until the second run is over, so the first holds the
+        // lock all along, however slowly a busy machine runs either of them.
+        let gate = FixtureGate()
         let routes: [String: FixtureRoute] = [
-            "/slow.jpg": .delayed(seconds: 4, .image(image.bytes, contentType: image.contentType, etag: "\"s\"")),
+            "/slow.jpg": .held(gate, .image(image.bytes, contentType: image.contentType, etag: "\"s\"")),
         ]
         try await withWorld(routes: routes) { scratch, server in
+            defer { gate.open() }
             let manifest = try scratch.write(Manifests.yaml(urls: [server.url("/slow.jpg")]), to: "manifest.yml")
             let first = Task {
                 try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-1")))
             }
-            #expect(await eventually { server.requestCount(for: "/slow.jpg") == 1 }, "the first run never started")
+            // A generous bound: it only decides how long a broken run takes to fail.
+            let started = await eventually(within: 600) { server.requestCount(for: "/slow.jpg") == 1 }
+            #expect(started, "the first run never started")
 
             let second = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-2")))
+            gate.open()
             let error = try #require(second.failure, "the second run was not locked out")
             #expect(error.kind == .locked)
             let bundlePath = scratch.path("Out/Images.warmcache").path
             #expect(error.message.contains(bundlePath), "\(error.message)")
             #expect(error.message.contains("pid \(ProcessInfo.processInfo.processIdentifier)"), "\(error.message)")
-            #expect(error.message.contains(".Images.warmcache.lock"), "\(error.message)")
+            #expect(error.message.contains(OutputLock.lockURL(for: scratch.path("Out/Images.warmcache")).path),
+                    "\(error.message)")
             #expect(server.requestCount(for: "/slow.jpg") == 1, "the locked-out run fetched")
 
             let report = try await first.value.published()
@@ -36,6 +43,8 @@ import WarmCacheTestSupport
             // The lock went with the first run: a third run goes ahead.
             let third = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache-1")))
             #expect(third.failure == nil)
+            // The lock lives outside the output's folder: nothing but the bundle ships.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("Out").path) == ["Images.warmcache"])
         }
     }
 }

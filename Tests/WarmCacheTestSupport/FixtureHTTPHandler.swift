@@ -59,12 +59,24 @@ final class FixtureHTTPHandler: ChannelInboundHandler {
             let loop = context.eventLoop.assumeIsolated()
             if plan.headerDelay > 0 {
                 loop.scheduleTask(in: Self.amount(plan.headerDelay)) {
-                    self.sendHead(plan, keepAlive: keepAlive, context: context)
+                    self.sendHeadOnceOpen(plan, keepAlive: keepAlive, context: context)
                 }
             } else {
-                self.sendHead(plan, keepAlive: keepAlive, context: context)
+                self.sendHeadOnceOpen(plan, keepAlive: keepAlive, context: context)
             }
         }
+    }
+
+    /// Sends the head now, or polls until the plan's gate opens (or the client goes away).
+    private func sendHeadOnceOpen(_ plan: ResponsePlan, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard active else { return }
+        if let gate = plan.gate, !gate.isOpen {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(10)) {
+                self.sendHeadOnceOpen(plan, keepAlive: keepAlive, context: context)
+            }
+            return
+        }
+        sendHead(plan, keepAlive: keepAlive, context: context)
     }
 
     private func sendHead(_ plan: ResponsePlan, keepAlive: Bool, context: ChannelHandlerContext) {

@@ -36,6 +36,8 @@ public indirect enum FixtureRoute: Sendable {
     case sequence([FixtureRoute])
     /// Sends the response head only after `seconds` (a slow server).
     case delayed(seconds: TimeInterval, FixtureRoute)
+    /// Sends the response head only once the test opens `gate` (a request kept in flight).
+    case held(FixtureGate, FixtureRoute)
     /// Sends the body in `chunkSize` pieces, `interval` seconds apart (a slow transfer).
     case trickled(chunkSize: Int, interval: TimeInterval, FixtureRoute)
     /// Declares the full `Content-Length` but sends only the first `afterBytes` bytes of

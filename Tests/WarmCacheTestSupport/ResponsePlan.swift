@@ -8,6 +8,8 @@ struct ResponsePlan: Sendable {
     var body: [UInt8]
     /// Seconds to wait before sending the head.
     var headerDelay: TimeInterval = 0
+    /// The head waits until this gate is open too.
+    var gate: FixtureGate?
     /// Send the body in pieces of this size, this many seconds apart.
     var trickle: (chunkSize: Int, interval: TimeInterval)?
     /// Send only this many body bytes, then close the connection.
@@ -40,6 +42,10 @@ struct ResponsePlan: Sendable {
         case .delayed(let seconds, let inner):
             var plan = resolve(inner, routePath: routePath, request: request, index: index)
             plan.headerDelay += seconds
+            return plan
+        case .held(let gate, let inner):
+            var plan = resolve(inner, routePath: routePath, request: request, index: index)
+            plan.gate = gate
             return plan
         case .trickled(let chunkSize, let interval, let inner):
             var plan = resolve(inner, routePath: routePath, request: request, index: index)

@@ -28,12 +28,19 @@ public final class CacheBundle: ImageLookup {
         public var memoryCacheByteLimit: Int
         /// Most SQLite connections open at once (concurrent lookups beyond this wait).
         public var maximumConnections: Int
+        /// Whether best-fit and exact lookups answer from a compact in-memory copy of the index's
+        /// variant rows (keys, sizes, formats, hashes): about 100 bytes per variant, 10 MB for
+        /// 100,000. It is built on a background thread at the first best-fit lookup, which, like
+        /// those until it is ready, answers from SQLite. Off: every lookup reads SQLite (slower,
+        /// no memory beyond SQLite's page cache).
+        public var memoryIndex: Bool
 
         public init(memoryCacheCountLimit: Int = 100, memoryCacheByteLimit: Int = 32 << 20,
-                    maximumConnections: Int = 4) {
+                    maximumConnections: Int = 4, memoryIndex: Bool = true) {
             self.memoryCacheCountLimit = memoryCacheCountLimit
             self.memoryCacheByteLimit = memoryCacheByteLimit
             self.maximumConnections = maximumConnections
+            self.memoryIndex = memoryIndex
         }
     }
 
@@ -45,6 +52,10 @@ public final class CacheBundle: ImageLookup {
     private let pool: ConnectionPool
     /// `url.path`, for building blob paths without `URL` arithmetic on every lookup.
     private let bundlePath: String
+    /// `objects/`, held open: checking a blob resolves two path components, not the whole path.
+    private let objectsDirectory: Int32
+    /// The in-memory copy of the variant rows, once built (``Configuration/memoryIndex``).
+    private let memoryIndex: MemoryIndexSlot
 
     /// Opens the bundle at `url` (a `<Name>.warmcache` directory) and checks its format version.
     /// - Throws: ``CacheBundleError``: `bundleNotFound`, `notABundle`, `corruptIndex`, `unsupportedVersion`.
@@ -64,8 +75,8 @@ public final class CacheBundle: ImageLookup {
             connection = try SQLiteConnection(path: indexURL.path, readOnly: true)
             info = try CacheBundle.readInfo(connection, bundleURL: url)
             // Preparing the lookups checks the tables and columns they read, once, at open.
-            for sql in [Self.variantsOfSource, Self.variantsOfSourceInPreset, Self.variantByKey] {
-                _ = try connection.statement(sql)
+            for (slot, sql) in [Self.variantsOfSource, Self.variantsOfSourceInPreset, Self.variantByKey].enumerated() {
+                _ = try connection.statement(slot: slot, sql)
             }
         } catch let error as SQLiteError {
             throw CacheBundleError(.corruptIndex, bundleURL: url, detail: error.description)
@@ -73,6 +84,12 @@ public final class CacheBundle: ImageLookup {
         memoryCache = BlobMemoryCache(countLimit: configuration.memoryCacheCountLimit,
                                       byteLimit: configuration.memoryCacheByteLimit)
         pool = ConnectionPool(path: indexURL.path, limit: configuration.maximumConnections, first: connection)
+        memoryIndex = MemoryIndexSlot(indexPath: indexURL.path, enabled: configuration.memoryIndex)
+        objectsDirectory = open(bundlePath + "/" + BundleFormat.objectsDirectoryName, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    deinit {
+        if objectsDirectory >= 0 { close(objectsDirectory) }
     }
 
     // MARK: Lookup
@@ -84,10 +101,20 @@ public final class CacheBundle: ImageLookup {
                           processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         let selector = VariantSelector(size: size, scale: scale, accepting: accepting, fit: fit,
                                        processors: processors ?? (preset == nil ? .unprocessed : .any))
-        var records = try records(for: source, preset: preset)
-        while let chosen = selector.select(from: records) {
+        if let index = memoryIndex.index(), preset.map({ index.presetBit($0) != nil }) ?? true {
+            let presetMask = preset.flatMap(index.presetBit)  // nil: any variant; 0: none
+            guard let variants = index.variants(ofEscaped: VariantKey.escape(source.rawValue)) else { return nil }
+            var excluded: Set<Int> = []
+            while let chosen = variants.best(selector, presetMask: presetMask, excluding: excluded) {
+                if let image = presentImage(variants.record(chosen)) { return image }
+                excluded.insert(chosen)  // its blob is not there: the next best, if any
+            }
+            return nil
+        }
+        var excluded: Set<String> = []
+        while let chosen = try bestRecord(for: source, preset: preset, selector: selector, excluding: excluded) {
             if let image = presentImage(chosen) { return image }
-            records.removeAll { $0.cacheKey == chosen.cacheKey }
+            excluded.insert(chosen.cacheKey)  // its blob is not there: the next best, if any
         }
         return nil
     }
@@ -101,8 +128,11 @@ public final class CacheBundle: ImageLookup {
 
     /// The variant with exactly this canonical key text, or `nil`; throws as ``image(for:)``.
     public func image(forCacheKey cacheKey: String) throws -> CachedImage? {
+        if let index = memoryIndex.index(), let image = index.image(forCacheKey: cacheKey, present: presentImage) {
+            return image  // a key not in memory may still be a row the index holds: SQLite says why
+        }
         let decoded = try query { connection -> Result<(record: VariantRecord, sourceID: Int), IndexProblem>? in
-            let statement = try connection.statement(Self.variantByKey)
+            let statement = try connection.statement(slot: 2, Self.variantByKey)
             try statement.bind(.text(cacheKey))
             guard try statement.step() else { return nil }
             return IndexValidation.decodeVariant(statement)
@@ -161,13 +191,22 @@ public final class CacheBundle: ImageLookup {
         }
     }
 
+    /// Builds the in-memory index now if it is on and not built yet, and waits for it: its variant
+    /// count and the bytes it holds, or `nil` if it is off or the index could not be read. For
+    /// benchmarks and tests; lookups start the build by themselves.
+    package func prepareMemoryIndex() -> (variantCount: Int, byteCount: Int)? {
+        memoryIndex.waitForIndex().map { ($0.variantCount, $0.byteCount) }
+    }
+
     // MARK: Internals
 
     /// A source's variants: the key range of its escaped identifier (one scan of the primary key),
-    /// kept only if `source_id` agrees. Rows that break the format's rules are skipped.
+    /// kept only if `source_id` agrees. Rows that break the format's rules are skipped. (The `+`
+    /// keeps SQLite from walking `variants_by_source` instead, which costs one primary-key search
+    /// per row.)
     static let variantsOfSource = """
         SELECT \(IndexValidation.variantColumns) FROM variants v
-        WHERE v.cache_key >= ?1 AND v.cache_key < ?2 AND v.source_id = (SELECT id FROM sources WHERE source = ?3)
+        WHERE v.cache_key >= ?1 AND v.cache_key < ?2 AND +v.source_id = (SELECT id FROM sources WHERE source = ?3)
         """
     static let variantsOfSourceInPreset = variantsOfSource + """
 
@@ -175,17 +214,25 @@ public final class CacheBundle: ImageLookup {
         """
     static let variantByKey = "SELECT \(IndexValidation.variantColumns) FROM variants v WHERE v.cache_key = ?"
 
-    private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
+    /// Runs the query for a source's variants (in a preset, if given) and hands each row to `body`.
+    private func withVariantRows<T>(of source: SourceIdentifier, preset: String?,
+                                    _ body: (SQLiteStatement) throws -> T) throws -> T {
         let escaped = VariantKey.escape(source.rawValue)
         return try query { connection in
             let statement: SQLiteStatement
             if let preset {
-                statement = try connection.statement(Self.variantsOfSourceInPreset)
+                statement = try connection.statement(slot: 1, Self.variantsOfSourceInPreset)
                 try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue), .text(preset))
             } else {
-                statement = try connection.statement(Self.variantsOfSource)
+                statement = try connection.statement(slot: 0, Self.variantsOfSource)
                 try statement.bind(.text(escaped + "|"), .text(escaped + "}"), .text(source.rawValue))
             }
+            return try body(statement)
+        }
+    }
+
+    private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
+        try withVariantRows(of: source, preset: preset) { statement in
             var records: [VariantRecord] = []
             while try statement.step() {
                 if case .success(let row) = IndexValidation.decodeVariant(statement) { records.append(row.record) }
@@ -194,11 +241,40 @@ public final class CacheBundle: ImageLookup {
         }
     }
 
+    /// The selector's choice among a source's valid rows, streaming: only a row that beats the best
+    /// so far is copied out of SQLite. Rows whose key is in `excluded` do not exist.
+    private func bestRecord(for source: SourceIdentifier, preset: String?, selector: VariantSelector,
+                            excluding excluded: Set<String>) throws -> VariantRecord? {
+        try withVariantRows(of: source, preset: preset) { statement in
+            var best: (record: VariantRecord, covers: Bool)?
+            while try statement.step() {
+                guard case .success(let fields) = IndexValidation.decodeFields(statement),
+                      selector.isCandidate(fields) else { continue }
+                let covering = selector.covers(fields)
+                if let current = best, !selector.beats(
+                    fields, covering: covering, current.record, currentCovering: current.covers,
+                    candidateKeyIsLower: {
+                        statement.textBytes(0).map { $0.lexicographicallyPrecedes(current.record.cacheKey.utf8) } ?? false
+                    }) {
+                    continue
+                }
+                let record = IndexValidation.record(statement, fields)
+                if !excluded.isEmpty, excluded.contains(record.cacheKey) { continue }
+                best = (record, covering)
+            }
+            return best?.record
+        }
+    }
+
     /// The answer for a record, if its blob is on disk as a regular file of the recorded size.
     private func presentImage(_ record: VariantRecord) -> CachedImage? {
+        // <bundle>/objects/<2>/<hash>.<ext>, from a checked hash; stat'ed below objects/.
         let path = bundlePath + "/" + record.objectPath
+        let inObjects = bundlePath.utf8.count + BundleFormat.objectsDirectoryName.utf8.count + 2
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
+        guard objectsDirectory >= 0,
+              path.withCString({ fstatat(objectsDirectory, $0 + inObjects, &status, AT_SYMLINK_NOFOLLOW) }) == 0,
+              status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
         else { return nil }
         return CachedImage(record: record, path: path, bundleURL: url, memoryCache: memoryCache)
     }

@@ -16,7 +16,9 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
     public let sha256: String
     public let hasAlpha: Bool
     /// The blob on disk, readable in place.
-    public let fileURL: URL
+    public var fileURL: URL { URL(fileURLWithPath: path, isDirectory: false) }
+    /// The blob's absolute path (what ``fileURL`` points at).
+    public let path: String
     private let memoryCache: BlobMemoryCache
     private let bundleURL: URL
 
@@ -28,7 +30,7 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
         byteCount = record.byteCount
         sha256 = record.sha256
         hasAlpha = record.hasAlpha
-        fileURL = URL(fileURLWithPath: path, isDirectory: false)
+        self.path = path
         self.memoryCache = memoryCache
         self.bundleURL = bundleURL
     }
@@ -80,7 +82,7 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
     }
 
     public static func == (lhs: CachedImage, rhs: CachedImage) -> Bool {
-        lhs.cacheKey == rhs.cacheKey && lhs.sha256 == rhs.sha256 && lhs.fileURL == rhs.fileURL
+        lhs.cacheKey == rhs.cacheKey && lhs.sha256 == rhs.sha256 && lhs.path == rhs.path
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -98,6 +98,10 @@ public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// Escapes the characters the grammar reserves in the source field.
     static func escape(_ text: String) -> String {
+        func reserved(_ byte: UInt8) -> Bool {
+            byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "|")
+        }
+        if !text.utf8.contains(where: reserved) { return text }  // the common case: nothing to escape
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -1,8 +1,37 @@
+/// What best-fit selection compares: the facts of a variant row other than its key and hash.
+package protocol VariantFacts {
+    var fit: FitMode.Kind { get }
+    var format: ImageFormat { get }
+    /// The `processors` column: `-`, or tokens joined by `,`.
+    var processors: String { get }
+    var pixelSize: PixelSize { get }
+    var byteCount: Int { get }
+}
+
+extension VariantFacts {
+    /// How many processors the variant applies (0 for `-`).
+    package var processorCount: Int {
+        processors == "-" ? 0 : processors.utf8.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
+    }
+}
+
+/// A checked `variants` row without its key and hash (still in SQLite's buffers): what a lookup
+/// reads from every row before it copies out the winner.
+package struct VariantFields: VariantFacts, Sendable {
+    package let sourceID: Int
+    package let fit: FitMode.Kind
+    package let format: ImageFormat
+    package let processors: String
+    package let pixelSize: PixelSize
+    package let byteCount: Int
+    package let hasAlpha: Bool
+}
+
 /// One checked row of `variants`: as much of it as selection and answers need.
 ///
 /// Built only by ``IndexValidation/decodeVariant(_:)``, so its hash is a valid blob name and its
 /// sizes are sane.
-package struct VariantRecord: Sendable, Hashable {
+package struct VariantRecord: VariantFacts, Sendable, Hashable {
     package let cacheKey: String
     package let fit: FitMode.Kind
     package let format: ImageFormat
@@ -23,11 +52,6 @@ package struct VariantRecord: Sendable, Hashable {
         self.byteCount = byteCount
         self.sha256 = sha256
         self.hasAlpha = hasAlpha
-    }
-
-    /// How many processors the variant applies (0 for `-`).
-    package var processorCount: Int {
-        processors == "-" ? 0 : processors.utf8.reduce(1) { $1 == UInt8(ascii: ",") ? $0 + 1 : $0 }
     }
 
     /// The blob's path relative to the bundle.

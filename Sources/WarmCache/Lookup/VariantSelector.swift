@@ -30,30 +30,32 @@ struct VariantSelector: Sendable {
     }
 
     func select(from records: [VariantRecord]) -> VariantRecord? {
-        var bestCovering: VariantRecord?
-        var largest: VariantRecord?
+        var best: (record: VariantRecord, covers: Bool)?
         for record in records where isCandidate(record) {
-            if covers(record) {
-                if bestCovering.map({ isBetterCovering(record, than: $0) }) ?? true { bestCovering = record }
-            } else if bestCovering == nil {
-                if largest.map({ isBetterFallback(record, than: $0) }) ?? true { largest = record }
+            let covering = covers(record)
+            if let current = best, !beats(record, covering: covering, current.record, currentCovering: current.covers,
+                                          candidateKeyIsLower: {
+                                              record.cacheKey.utf8.lexicographicallyPrecedes(current.record.cacheKey.utf8)
+                                          }) {
+                continue
             }
+            best = (record, covering)
         }
-        return bestCovering ?? largest
+        return best?.record
     }
 
-    func isCandidate(_ record: VariantRecord) -> Bool {
-        accepting.contains(record.format)
-            && (fit == nil || record.fit == fit)
-            && (processors == nil || record.processors == processors)
+    func isCandidate(_ variant: some VariantFacts) -> Bool {
+        accepting.contains(variant.format)
+            && (fit == nil || variant.fit == fit)
+            && (processors == nil || variant.processors == processors)
     }
 
-    func covers(_ record: VariantRecord) -> Bool {
-        let width = Double(record.pixelSize.width)
-        let height = Double(record.pixelSize.height)
+    func covers(_ variant: some VariantFacts) -> Bool {
+        let width = Double(variant.pixelSize.width)
+        let height = Double(variant.pixelSize.height)
         let wideEnough = pixelWidth == 0 || width >= pixelWidth
         let tallEnough = pixelHeight == 0 || height >= pixelHeight
-        switch record.fit {
+        switch variant.fit {
         case .cover, .fill:
             return wideEnough && tallEnough
         case .inside, .contain:
@@ -62,21 +64,15 @@ struct VariantSelector: Sendable {
         }
     }
 
-    private func isBetterCovering(_ candidate: VariantRecord, than current: VariantRecord) -> Bool {
-        if candidate.pixelSize.area != current.pixelSize.area {
-            return candidate.pixelSize.area < current.pixelSize.area
-        }
-        return wins(tieBetween: candidate, and: current)
-    }
-
-    private func isBetterFallback(_ candidate: VariantRecord, than current: VariantRecord) -> Bool {
-        if candidate.pixelSize.area != current.pixelSize.area {
-            return candidate.pixelSize.area > current.pixelSize.area
-        }
-        return wins(tieBetween: candidate, and: current)
-    }
-
-    private func wins(tieBetween candidate: VariantRecord, and current: VariantRecord) -> Bool {
+    /// Whether `candidate` is a better answer than `current`: covering beats not covering; then the
+    /// smaller area among covering ones, the larger among the others; then the tie-breaks. The keys
+    /// are compared (by `candidateKeyIsLower`) only when everything else is equal.
+    func beats(_ candidate: some VariantFacts, covering: Bool, _ current: some VariantFacts, currentCovering: Bool,
+               candidateKeyIsLower: () -> Bool) -> Bool {
+        if covering != currentCovering { return covering }
+        let candidateArea = candidate.pixelSize.area
+        let currentArea = current.pixelSize.area
+        if candidateArea != currentArea { return covering ? candidateArea < currentArea : candidateArea > currentArea }
         let candidateRank = accepting.firstIndex(of: candidate.format) ?? .max
         let currentRank = accepting.firstIndex(of: current.format) ?? .max
         if candidateRank != currentRank { return candidateRank < currentRank }
@@ -84,6 +80,6 @@ struct VariantSelector: Sendable {
         let currentProcessors = current.processorCount
         if candidateProcessors != currentProcessors { return candidateProcessors < currentProcessors }
         if candidate.byteCount != current.byteCount { return candidate.byteCount < current.byteCount }
-        return candidate.cacheKey.utf8.lexicographicallyPrecedes(current.cacheKey.utf8)
+        return candidateKeyIsLower()
     }
 }

@@ -50,6 +50,12 @@ package enum IndexValidation {
 
     /// A `variants` row read with ``variantColumns``, checked; `sourceID` is the row's `source_id`.
     package static func decodeVariant(_ row: SQLiteStatement) -> Result<(record: VariantRecord, sourceID: Int), IndexProblem> {
+        decodeFields(row).map { (record(row, $0), $0.sourceID) }
+    }
+
+    /// Every rule of a `variants` row checked, without copying its key and hash out of SQLite:
+    /// lookups decide on these and make a ``VariantRecord`` (``record(_:_:)``) only for a winner.
+    package static func decodeFields(_ row: SQLiteStatement) -> Result<VariantFields, IndexProblem> {
         guard let keyBytes = row.textBytes(0), !keyBytes.isEmpty, keyBytes.count <= maximumKeyBytes else {
             return .failure(problem(row, .wrongType, "cache_key", "must be non-empty TEXT of at most "
                                     + "\(maximumKeyBytes) bytes, found \(describe(row, 0))"))
@@ -74,11 +80,13 @@ package enum IndexValidation {
             return .failure(problem(row, .invalidValue, "processors",
                                     "must be '-' or processor tokens, found \(describe(row, 4))"))
         }
-        for (column, name) in [(Int32(5), "pixel_width"), (6, "pixel_height")] {
-            guard let side = row.strictInt(column), (1...maximumPixelSide).contains(side) else {
-                return .failure(problem(row, .invalidValue, name, "must be an INTEGER in 1...\(maximumPixelSide), "
-                                        + "found \(describe(row, column))"))
-            }
+        guard let width = row.strictInt(5), (1...maximumPixelSide).contains(width) else {
+            return .failure(problem(row, .invalidValue, "pixel_width", "must be an INTEGER in 1...\(maximumPixelSide), "
+                                    + "found \(describe(row, 5))"))
+        }
+        guard let height = row.strictInt(6), (1...maximumPixelSide).contains(height) else {
+            return .failure(problem(row, .invalidValue, "pixel_height", "must be an INTEGER in 1...\(maximumPixelSide), "
+                                    + "found \(describe(row, 6))"))
         }
         guard let byteCount = row.strictInt(7), (1...maximumBlobBytes).contains(byteCount) else {
             return .failure(problem(row, .invalidValue, "byte_count",
@@ -91,11 +99,16 @@ package enum IndexValidation {
         guard let alpha = row.strictInt(9), alpha == 0 || alpha == 1 else {
             return .failure(problem(row, .invalidValue, "has_alpha", "must be 0 or 1, found \(describe(row, 9))"))
         }
-        let record = VariantRecord(
-            cacheKey: string(keyBytes), fit: fit, format: format, processors: string(processorBytes),
-            pixelSize: PixelSize(width: row.int(5), height: row.int(6)), byteCount: byteCount,
-            sha256: string(hashBytes), hasAlpha: alpha == 1)
-        return .success((record, sourceID))
+        return .success(VariantFields(
+            sourceID: sourceID, fit: fit, format: format, processors: string(processorBytes),
+            pixelSize: PixelSize(width: width, height: height), byteCount: byteCount, hasAlpha: alpha == 1))
+    }
+
+    /// The record of the row `fields` were decoded from (the statement still on that row).
+    package static func record(_ row: SQLiteStatement, _ fields: VariantFields) -> VariantRecord {
+        VariantRecord(cacheKey: row.textBytes(0).map(string) ?? "", fit: fields.fit, format: fields.format,
+                      processors: fields.processors, pixelSize: fields.pixelSize, byteCount: fields.byteCount,
+                      sha256: row.textBytes(8).map(string) ?? "", hasAlpha: fields.hasAlpha)
     }
 
     /// The prefix every `cache_key` of `source` starts with: the escaped identifier and `|`.

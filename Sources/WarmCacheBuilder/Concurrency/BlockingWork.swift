@@ -6,16 +6,43 @@ import Dispatch
 /// blocks a thread there (libvips encoding, SQLite, `fsync`/`syncfs`, hashing a file, walking a
 /// directory) stalls every other task in the process, including the HTTP client's callbacks and
 /// its timers, so a busy disk turns into request timeouts and retries. Async code calls this for
-/// every such step; Dispatch adds threads while these block.
+/// every such step.
+///
+/// The work goes to a private concurrent queue, which Dispatch serves from its overcommitting
+/// pool: a short file operation gets a thread at once instead of waiting in line behind encodes.
+/// Callers bound their own concurrency (encodes by the pipeline's imaging slots).
 package enum BlockingWork {
+    private static let queue = DispatchQueue(label: "warm-cache.blocking-work", qos: .userInitiated,
+                                             attributes: .concurrent)
+
     package static func run<T: Sendable, Failure: Error>(
         _ work: @escaping @Sendable () throws(Failure) -> T
     ) async throws(Failure) -> T {
+        let job = Job(work)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { () throws(Failure) -> T in try work() })
+            queue.async {
+                let result = job.run()
+                continuation.resume(returning: result)
             }
         }
         return try result.get()
+    }
+
+    /// One piece of work, let go of as soon as it has run: whatever it captured (a staged
+    /// download whose file goes with its last reference, say) is released before the caller
+    /// resumes, not whenever Dispatch disposes of the block.
+    private final class Job<T, Failure: Error>: @unchecked Sendable {
+        private var work: (@Sendable () throws(Failure) -> T)?
+
+        init(_ work: @escaping @Sendable () throws(Failure) -> T) {
+            self.work = work
+        }
+
+        /// Runs once, on one thread.
+        func run() -> Result<T, Failure> {
+            guard let work else { preconditionFailure("a blocking job ran twice") }
+            self.work = nil
+            return Result { () throws(Failure) -> T in try work() }
+        }
     }
 }

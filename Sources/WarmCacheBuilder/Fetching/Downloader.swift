@@ -10,10 +10,18 @@ import NIOHTTP1
 ///
 /// Retries, coalescing and installing at the destination are ``ImageFetcher``'s job.
 struct Downloader: Sendable {
-    let client: HTTPClient
+    let clients: HTTPClients
     let configuration: FetcherConfiguration
     let globalLimit: AsyncSemaphore
     let hostLimits: KeyedSemaphores
+    /// Hosts that could not be reached in this run, with the failure: later attempts to them
+    /// fail at once, so a dead host costs one connect timeout, not one per source.
+    let unreachable = Locked<[String: FetchError.Kind]>([:])
+    /// Hosts that have answered in this run: never marked unreachable (a server restarting
+    /// mid-run, or a slow moment, must not fail everything after it).
+    let reached = Locked<Set<String>>([])
+    /// Told the size of every body chunk as it arrives (for progress by bytes).
+    let onBytes: (@Sendable (Int) -> Void)?
 
     /// What one attempt produced.
     enum AttemptOutcome: Sendable {
@@ -57,6 +65,9 @@ struct Downloader: Sendable {
             let request = makeRequest(current, validators: validators, customHeaders: sendsCustomHeaders)
             let hopURL = current
             let hop = try await withPermits(for: hopURL) {
+                if let known = unreachable.withLock({ $0[URLRules.hostKey(of: hopURL)] }) {
+                    throw AttemptFailure(kind: known)
+                }
                 // The whole-attempt clock starts once the first request may go out, so
                 // time spent queued behind the concurrency limits is not counted.
                 let hopDeadline = deadline ?? .now() + .nanoseconds(Int64(configuration.requestTimeout * 1e9))
@@ -69,7 +80,11 @@ struct Downloader: Sendable {
                             stagingDirectory: stagingDirectory, stagingName: stagingName, logger: logger)
                     }
                 } catch {
-                    throw classify(error)
+                    let classified = classify(error, url: hopURL)
+                    if let failure = classified as? AttemptFailure, failure.kind.meansHostUnreachable {
+                        markUnreachable(hopURL, failure.kind)
+                    }
+                    throw classified
                 }
             }
             switch hop {
@@ -95,7 +110,8 @@ struct Downloader: Sendable {
         _ request: HTTPClientRequest, url: URL, deadline: NIODeadline, validators: CacheValidators?,
         stagingDirectory: URL, stagingName: String, logger: Logger
     ) async throws -> Hop {
-        let response = try await client.execute(request, deadline: deadline, logger: logger)
+        let response = try await clients.client(for: url).execute(request, deadline: deadline, logger: logger)
+        _ = reached.withLock { $0.insert(URLRules.hostKey(of: url)) }
         let status = Int(response.status.code)
         logger.debug("HTTP \(status)", metadata: ["url": "\(url)"])
 
@@ -126,7 +142,7 @@ struct Downloader: Sendable {
         }
     }
 
-    /// Streams a successful body to a staging file and verifies it.
+    /// Streams a successful body to a staging file and verifies it, reporting bytes as they arrive.
     private func receive(
         _ response: HTTPClientResponse, stagingDirectory: URL, stagingName: String
     ) async throws -> StagedDownload {
@@ -146,6 +162,7 @@ struct Downloader: Sendable {
             do {
                 for try await chunk in response.body {
                     try receiver.consume(chunk, into: file)
+                    onBytes?(chunk.readableBytes)
                 }
             } catch let error as AttemptFailure {
                 throw error
@@ -171,6 +188,18 @@ struct Downloader: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Makes later attempts to `url`'s host fail at once with `kind`, unless it has answered before.
+    func markUnreachable(_ url: URL, _ kind: FetchError.Kind) {
+        let host = URLRules.hostKey(of: url)
+        guard !reached.withLock({ $0.contains(host) }) else { return }
+        unreachable.withLock { $0[host] = kind }
+    }
+
+    /// Whether `url`'s host has been written off for this run (see ``markUnreachable(_:_:)``).
+    func isWrittenOff(_ url: URL) -> Bool {
+        unreachable.withLock { $0[URLRules.hostKey(of: url)] != nil }
+    }
 
     /// Holds a permit for the URL's host, then a global one, while `body` runs. The host
     /// permit comes first so that a task waiting on a busy host does not sit on a global

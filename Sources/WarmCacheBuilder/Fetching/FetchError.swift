@@ -21,8 +21,19 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case notAnImage(sniffed: String, contentType: String?)
         /// The attempt did not complete within the deadline (seconds).
         case timeout(seconds: TimeInterval)
-        /// Connecting, TLS or the transfer failed; the text comes from the HTTP stack.
+        /// The connection broke (reset, TLS failure, malformed HTTP) after it was made; the
+        /// text comes from the HTTP stack.
         case connection(String)
+        /// No connection could be made: refused, host unknown, or no route to it. `host` is
+        /// `host:port` (or the proxy). Not retried, and later downloads from the same host in
+        /// the same run fail at once with the same reason.
+        case cannotConnect(host: String, reason: String)
+        /// No answer within the connect timeout. Final for a host that has not answered earlier in
+        /// the run (its later downloads then fail at once with the same reason); retried for one
+        /// that has (a slow moment of a host known to be up).
+        case connectTimeout(host: String, seconds: TimeInterval)
+        /// The proxy refused the request (`407`: missing or wrong credentials) or could not be used.
+        case proxy(String)
         /// More than `limit` redirects, or a redirect back to a URL already visited.
         case tooManyRedirects(limit: Int, loop: Bool)
         /// A redirect pointed to a scheme other than http/https (`ftp`, `file`, ...).
@@ -38,14 +49,32 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// The fetcher was shut down before this download finished.
         case shutDown
 
-        /// Whether another attempt might succeed. Used by the retry loop.
+        /// Whether another attempt might succeed later: a network failure or an overloaded
+        /// server, not a wrong answer. A cached original may then stand in (stale-if-error).
         var isTransient: Bool {
             switch self {
-            case .httpStatus(let code): return code == 429 || (500...599).contains(code)
-            case .truncated, .timeout, .connection: return true
-            case .tooLarge, .notAnImage, .tooManyRedirects, .forbiddenRedirect, .invalidRedirect,
+            case .httpStatus(let code): return code == 408 || code == 429 || (500...599).contains(code)
+            case .truncated, .timeout, .connection, .cannotConnect, .connectTimeout: return true
+            case .proxy, .tooLarge, .notAnImage, .tooManyRedirects, .forbiddenRedirect, .invalidRedirect,
                  .unsupportedScheme, .fileSystem, .invalidHeader, .shutDown:
                 return false
+            }
+        }
+
+        /// Whether the retry loop tries again after this failure: transient ones, except a host
+        /// that cannot be reached (retrying it only multiplies the wait).
+        var isRetried: Bool {
+            if case .cannotConnect = self { return false }
+            return isTransient
+        }
+
+        /// Whether no connection could be made at all (refused, no route, no DNS name, or no
+        /// answer within the connect timeout). A host that has not answered earlier in the run is
+        /// then written off: this download is not retried and the host's others fail at once.
+        var meansHostUnreachable: Bool {
+            switch self {
+            case .cannotConnect, .connectTimeout: return true
+            default: return false
             }
         }
     }
@@ -64,7 +93,12 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "cannot download \(url.absoluteString): \(reason)"
+        "cannot download \(url.absoluteString): \(summary)"
+    }
+
+    /// What went wrong and what to do, without the URL (for lines that already name it).
+    public var summary: String {
+        var text = reason
         if attempts > 1 { text += " (gave up after \(attempts) attempts)" }
         if let advice { text += ". " + advice }
         return text
@@ -82,13 +116,21 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "the image is larger than the \(Self.bytes(limit)) limit"
         case .truncated(let expected, let received):
             return "the connection ended after \(received) of \(expected) bytes"
+        case .notAnImage(let sniffed, let contentType?) where contentType.lowercased().hasPrefix("image/"):
+            return "the server returned \(Self.withArticle(sniffed)), not an image, although it labelled it \(contentType)"
         case .notAnImage(let sniffed, let contentType):
             let declared = contentType.map { " (Content-Type \($0))" } ?? " (no Content-Type)"
             return "the server returned \(Self.withArticle(sniffed)), not an image\(declared)"
         case .timeout(let seconds):
             return "timed out after \(Self.seconds(seconds))"
         case .connection(let detail):
-            return "connection failed: \(detail)"
+            return "the connection broke: \(detail)"
+        case .cannotConnect(let host, let reason):
+            return "cannot connect to \(host): \(reason)"
+        case .connectTimeout(let host, let seconds):
+            return "cannot connect to \(host): no answer within \(Self.seconds(seconds)) (fetch.connect_timeout)"
+        case .proxy(let detail):
+            return "the proxy failed: \(detail)"
         case .tooManyRedirects(let limit, let loop):
             return loop ? "redirect loop detected" : "more than \(limit) redirects"
         case .forbiddenRedirect(let scheme, let location):
@@ -120,7 +162,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case .notAnImage:
             return "The URL probably points to a web page or an error page; use the image's direct URL"
         case .timeout:
-            return "The server is slow or unreachable; raise the request timeout if it is just slow"
+            return "The server is slow; raise fetch.timeout if it is just slow"
+        case .cannotConnect, .connectTimeout:
+            return "Check the host name and that the server is up (and any proxy settings)"
         case .tooManyRedirects:
             return "Use the final URL in the manifest"
         default:

@@ -2,9 +2,10 @@ import Foundation
 
 /// Everything ``ImageFetcher`` can be tuned with.
 ///
-/// The manifest's `FetchSettings` is mapped onto this type by the pipeline; the fetcher
-/// itself knows nothing about manifests. All durations are in seconds (`TimeInterval`),
-/// because `Duration` needs macOS 13 and the package supports macOS 12.
+/// ``init(_:)`` maps the manifest's ``FetchSettings`` onto this type; the fetcher itself knows
+/// nothing about manifests. The defaults are ``FetchSettings``'s, so a fetcher made in code and
+/// one made from an empty manifest behave the same. All durations are in seconds
+/// (`TimeInterval`), because `Duration` needs macOS 13 and the package supports macOS 12.
 ///
 /// Out-of-range values are clamped rather than rejected (a concurrency of 0 becomes 1,
 /// a negative retry count becomes 0), so a fetcher is always usable.
@@ -14,14 +15,19 @@ public struct FetcherConfiguration: Sendable {
     /// Maximum number of HTTP requests in flight to one host (`host:port`). Also the size
     /// of the HTTP/1.1 connection pool per host, so connections are reused, not multiplied.
     public var perHost: Int
-    /// Time allowed to establish a TCP (and TLS) connection.
+    /// Time allowed to establish a TCP (and TLS) connection. A host that refuses connections,
+    /// has no route, no DNS name or no answer within this time is not retried: see ``retries``.
     public var connectTimeout: TimeInterval
     /// Deadline for one whole attempt: connecting, every redirect hop, the response head
     /// and the complete body. A server that trickles bytes forever still times out.
     public var requestTimeout: TimeInterval
     /// How many times a failed attempt is retried (so `retries + 1` attempts at most).
-    /// Only transient failures are retried: connection errors, timeouts, truncated
-    /// bodies, HTTP 5xx and 429. Other 4xx answers, wrong content and limits are final.
+    /// Only transient failures are retried: dropped connections, timeouts, truncated
+    /// bodies, HTTP 5xx, 408 and 429. Other 4xx answers, wrong content and limits are final,
+    /// and so is a host that has not answered in this run and refuses connections, has no
+    /// route, no DNS name or no answer within ``connectTimeout``: it is written off, and its
+    /// other downloads in the run fail at once instead of each waiting out its own timeouts.
+    /// (A connect timeout to a host that has answered before is retried.)
     public var retries: Int
     /// Base delay of the exponential backoff: retry `n` waits a random time between 0 and
     /// `min(maxBackoff, backoffBase * 2^(n-1))` ("full jitter"), so many clients failing
@@ -46,20 +52,22 @@ public struct FetcherConfiguration: Sendable {
     public var hostHeaders: [String: [(name: String, value: String)]] = [:]
     /// The `User-Agent` sent with every request, unless `headers` sets its own.
     public var userAgent: String
+    /// The HTTP proxies to go through, and the hosts reached directly. Default: none.
+    public var proxies: ProxyRoutes = ProxyRoutes()
 
     public init(
-        concurrency: Int = 32,
-        perHost: Int = 8,
-        connectTimeout: TimeInterval = 10,
-        requestTimeout: TimeInterval = 30,
-        retries: Int = 3,
-        backoffBase: TimeInterval = 0.25,
+        concurrency: Int = FetchSettings.defaults.concurrency,
+        perHost: Int = FetchSettings.defaults.perHost,
+        connectTimeout: TimeInterval = FetchSettings.defaults.connectTimeout,
+        requestTimeout: TimeInterval = FetchSettings.defaults.requestTimeout,
+        retries: Int = FetchSettings.defaults.retries,
+        backoffBase: TimeInterval = FetchSettings.defaults.retryDelay,
         maxBackoff: TimeInterval = 8,
         maxRetryAfter: TimeInterval = 60,
-        maxBytes: Int = 50 * 1024 * 1024,
-        maxRedirects: Int = 5,
+        maxBytes: Int = FetchSettings.defaults.maxBytes,
+        maxRedirects: Int = FetchSettings.defaults.maxRedirects,
         headers: [(name: String, value: String)] = [],
-        userAgent: String = "warm-cache/0.1"
+        userAgent: String = FetchSettings.defaults.userAgent
     ) {
         self.concurrency = concurrency
         self.perHost = perHost
@@ -73,6 +81,21 @@ public struct FetcherConfiguration: Sendable {
         self.maxRedirects = maxRedirects
         self.headers = headers
         self.userAgent = userAgent
+    }
+
+    /// The manifest's `fetch` settings, with `concurrency` overridden when given (`--concurrency`).
+    public init(_ settings: FetchSettings, concurrency: Int? = nil) {
+        self.init(
+            concurrency: concurrency ?? settings.concurrency, perHost: settings.perHost,
+            connectTimeout: settings.connectTimeout, requestTimeout: settings.requestTimeout,
+            retries: settings.retries, backoffBase: settings.retryDelay, maxBytes: settings.maxBytes,
+            maxRedirects: settings.maxRedirects,
+            headers: settings.headers.map { ($0.name, $0.value.unredactedValue) },
+            userAgent: settings.userAgent)
+        hostHeaders = settings.hostHeaders.mapValues { headers in
+            headers.map { ($0.name, $0.value.unredactedValue) }
+        }
+        proxies = settings.proxies
     }
 
     /// The same configuration with every value forced into a usable range.
@@ -131,7 +154,7 @@ extension FetcherConfiguration: CustomStringConvertible {
             + "connectTimeout: \(connectTimeout)s, requestTimeout: \(requestTimeout)s, "
             + "retries: \(retries), backoffBase: \(backoffBase)s, maxBackoff: \(maxBackoff)s, "
             + "maxRetryAfter: \(maxRetryAfter)s, maxBytes: \(maxBytes), maxRedirects: \(maxRedirects), "
-            + "headers: [\(headerList)], userAgent: \(userAgent))"
+            + "headers: [\(headerList)], userAgent: \(userAgent), proxies: \(proxies))"
     }
 }
 

@@ -12,8 +12,10 @@ import NIOCore
 /// - at most `concurrency` requests are in flight overall and `perHost` per `host:port`;
 ///   the rest wait their turn (FIFO) without blocking threads;
 /// - concurrent calls for the same URL (and validators) share one download;
-/// - transient failures (connection errors, timeouts, truncated bodies, 5xx, 429) are
-///   retried with exponential backoff and jitter, honouring `Retry-After`;
+/// - transient failures (dropped connections, timeouts, truncated bodies, 5xx, 408, 429) are
+///   retried with exponential backoff and jitter, honouring `Retry-After`; a host that cannot
+///   be reached is not, and the run's other downloads from it fail at once;
+/// - `HTTPS_PROXY`-style proxies are used as ``FetcherConfiguration/proxies`` says;
 /// - a body lands at its destination only when it is complete, within `maxBytes`,
 ///   recognisably an image, and fsynced; it is written beside the destination first and
 ///   renamed into place, so the destination never holds a partial file.
@@ -24,7 +26,7 @@ import NIOCore
 /// care of that.
 public final class ImageFetcher: Sendable {
     public let configuration: FetcherConfiguration
-    private let client: HTTPClient
+    private let clients: HTTPClients
     private let downloader: Downloader
     private let retryPolicy: RetryPolicy
     private let coalescer = RequestCoalescer<CoalescingKey, SharedOutcome>()
@@ -44,28 +46,20 @@ public final class ImageFetcher: Sendable {
         case notModified(CacheValidators)
     }
 
-    public init(configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger) {
+    /// - Parameter onBytes: told the size of every body chunk as it arrives, from any thread
+    ///   (progress by bytes; failed attempts' bytes count too).
+    public init(configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger,
+                onBytes: (@Sendable (Int) -> Void)? = nil) {
         let configuration = configuration.clamped
         self.configuration = configuration
         self.logger = logger
-
-        var clientConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,  // followed by hand: scheme rule and hop count
-            timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9))),
-            connectionPool: .init(
-                idleTimeout: .seconds(60),
-                concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.perHost),
-            decompression: .disabled)  // bytes on disk must be what the server sent
-        clientConfiguration.httpVersion = .automatic
-        client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: clientConfiguration,
-            backgroundActivityLogger: logger)
+        clients = HTTPClients(configuration: configuration, logger: logger)
         downloader = Downloader(
-            client: client,
+            clients: clients,
             configuration: configuration,
             globalLimit: AsyncSemaphore(limit: configuration.concurrency),
-            hostLimits: KeyedSemaphores(limit: configuration.perHost))
+            hostLimits: KeyedSemaphores(limit: configuration.perHost),
+            onBytes: onBytes)
         retryPolicy = RetryPolicy(configuration: configuration)
     }
 
@@ -141,8 +135,7 @@ public final class ImageFetcher: Sendable {
     public func shutdown() async throws {
         isShutDown.withLock { $0 = true }
         coalescer.cancelAll()
-        // `client.shutdown()` is overloaded (async and future-returning); the future is unambiguous.
-        try await client.shutdown().get()
+        try await clients.shutdown()
     }
 
     // MARK: Retry loop
@@ -181,7 +174,10 @@ public final class ImageFetcher: Sendable {
                 }
             } catch let failure as AttemptFailure {
                 let error = FetchError(url: url, kind: failure.kind, attempts: attempt)
-                guard retryPolicy.shouldRetry(failure.kind, attempt: attempt) else {
+                // A host that never answered in this run and could not be connected to is written
+                // off: retrying it would only multiply the connect timeout.
+                let writtenOff = failure.kind.meansHostUnreachable && downloader.isWrittenOff(url)
+                guard !writtenOff, retryPolicy.shouldRetry(failure.kind, attempt: attempt) else {
                     logger.debug("Giving up: \(error)")
                     throw error
                 }

@@ -22,7 +22,7 @@ struct RetryPolicy: Sendable {
 
     /// Whether a failure on attempt number `attempt` (1-based) deserves another try.
     func shouldRetry(_ kind: FetchError.Kind, attempt: Int) -> Bool {
-        kind.isTransient && attempt < maxAttempts
+        kind.isRetried && attempt < maxAttempts
     }
 
     /// Seconds to wait after failed attempt number `attempt` (1-based).

@@ -1,26 +1,46 @@
 import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
 
 extension Downloader {
     /// Translates an error from the HTTP stack (or the attempt's timer) into an
     /// ``AttemptFailure`` the retry loop understands; ``AttemptFailure`` and
     /// `CancellationError` pass through unchanged.
     ///
-    /// AsyncHTTPClient reports its own timeouts as distinct `HTTPClientError` values; all
-    /// of them become ``FetchError/Kind/timeout(seconds:)``. Anything else that went wrong
-    /// on the wire (refused, reset, TLS, malformed HTTP) is a retryable connection error,
-    /// described with any header value scrubbed out.
-    func classify(_ error: Error) -> Error {
+    /// - A connection that could not be made (refused, unknown host, no route) is
+    ///   ``FetchError/Kind/cannotConnect(host:reason:)``: final, and remembered for the host; no
+    ///   answer within the connect timeout is ``FetchError/Kind/connectTimeout(host:seconds:)``.
+    /// - AsyncHTTPClient's other timeouts become ``FetchError/Kind/timeout(seconds:)``.
+    /// - A proxy's refusal is ``FetchError/Kind/proxy(_:)``.
+    /// - Anything else that went wrong on the wire (reset, TLS, malformed HTTP) is a retryable
+    ///   connection error, described with any header value scrubbed out.
+    func classify(_ error: Error, url: URL) -> Error {
+        let proxy = configuration.proxies.proxy(for: url)
+        let target = proxy.map { "the proxy \($0)" } ?? URLRules.hostKey(of: url)
         switch error {
         case is AttemptFailure, is CancellationError:
             return error
         case is TimeLimitExceeded:
             return AttemptFailure(kind: .timeout(seconds: configuration.requestTimeout))
         case let error as HTTPClientError where error == .connectTimeout:
-            return AttemptFailure(kind: .timeout(seconds: configuration.connectTimeout))
+            return AttemptFailure(kind: .connectTimeout(host: target, seconds: configuration.connectTimeout))
+        case let error as HTTPClientError where error == .proxyAuthenticationRequired:
+            return AttemptFailure(kind: .proxy(
+                "\(proxy.map { "\($0)" } ?? "the proxy") answered 407 Proxy Authentication Required; "
+                    + "put the right user and password in the proxy URL (http://user:password@host:port)"))
+        case let error as HTTPClientError where error == .invalidProxyResponse:
+            return AttemptFailure(kind: .proxy(
+                "\(proxy.map { "\($0)" } ?? "the proxy") refused to open a tunnel (CONNECT) to \(URLRules.hostKey(of: url)); "
+                    + "check the user and password in the proxy URL (some proxies answer 401 instead of 407), "
+                    + "and that the proxy allows CONNECT to that port"))
         case let error as HTTPClientError where Self.requestTimeouts.contains(error):
             return AttemptFailure(kind: .timeout(seconds: configuration.requestTimeout))
         default:
             if Task.isCancelled { return CancellationError() }
+            if let reason = Self.connectFailure(error) {
+                return AttemptFailure(kind: .cannotConnect(host: target, reason: reason))
+            }
             return AttemptFailure(kind: .connection(redact(String(describing: error))))
         }
     }
@@ -28,4 +48,25 @@ extension Downloader {
     private static let requestTimeouts: [HTTPClientError] = [
         .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout,
     ]
+
+    /// Why no connection could be made, in plain words, or `nil` if `error` is not about
+    /// making a connection.
+    static func connectFailure(_ error: Error) -> String? {
+        switch error {
+        case let error as NIOConnectionError:
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return "the host name could not be resolved (DNS)"
+            }
+            return error.connectionErrors.lazy.compactMap { connectFailure($0.error) }.first
+                ?? "the connection could not be made"
+        case let error as IOError:
+            switch error.errnoCode {
+            case ECONNREFUSED: return "connection refused (nothing listens on that port)"
+            case EHOSTUNREACH, ENETUNREACH: return "the host is unreachable from this machine"
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
 }

@@ -100,3 +100,75 @@ public struct BundleInspector {
         }
     }
 }
+
+/// Every source of a bundle with its variants: `inspect --list`.
+public struct BundleListing: Sendable, Codable {
+    public struct Source: Sendable, Codable {
+        public var identifier: String
+        public var format: String
+        public var pixelWidth: Int
+        public var pixelHeight: Int
+        /// Bytes of the original.
+        public var bytes: Int
+        public var variants: [Variant]
+    }
+
+    public struct Variant: Sendable, Codable {
+        public var cacheKey: String
+        /// Presets that asked for this variant, sorted.
+        public var presets: [String]
+        public var format: String
+        public var pixelWidth: Int
+        public var pixelHeight: Int
+        public var bytes: Int
+    }
+
+    public var path: String
+    /// In identifier order; variants in cache-key order.
+    public var sources: [Source]
+}
+
+extension BundleInspector {
+    /// Calls `body` with each source identifier, in order, without loading them all.
+    public func forEachSourceIdentifier(_ body: (String) throws -> Void) throws {
+        let bundle = try CacheBundle(contentsOf: bundleURL)
+        try bundle.query { connection in
+            let statement = try connection.statement("SELECT source FROM sources ORDER BY source")
+            while try statement.step() {
+                try body(statement.text(0))
+            }
+        }
+    }
+
+    /// Every source with its variants.
+    public func listing() throws -> BundleListing {
+        let bundle = try CacheBundle(contentsOf: bundleURL)
+        return try bundle.query { connection in
+            var sources: [BundleListing.Source] = []
+            var indexByID: [Int: Int] = [:]
+            let sourceRows = try connection.statement("""
+                SELECT id, source, format, pixel_width, pixel_height, byte_count FROM sources ORDER BY source
+                """)
+            while try sourceRows.step() {
+                indexByID[sourceRows.int(0)] = sources.count
+                sources.append(.init(identifier: sourceRows.text(1), format: sourceRows.text(2),
+                                     pixelWidth: sourceRows.int(3), pixelHeight: sourceRows.int(4),
+                                     bytes: sourceRows.int(5), variants: []))
+            }
+            let variantRows = try connection.statement("""
+                SELECT v.source_id, v.cache_key, v.format, v.pixel_width, v.pixel_height, v.byte_count,
+                       (SELECT group_concat(preset, ',') FROM
+                           (SELECT preset FROM variant_presets p WHERE p.cache_key = v.cache_key ORDER BY preset))
+                FROM variants v ORDER BY v.source_id, v.cache_key
+                """)
+            while try variantRows.step() {
+                guard let index = indexByID[variantRows.int(0)] else { continue }
+                let presets = variantRows.optionalText(6).map { $0.split(separator: ",").map(String.init) } ?? []
+                sources[index].variants.append(.init(
+                    cacheKey: variantRows.text(1), presets: presets, format: variantRows.text(2),
+                    pixelWidth: variantRows.int(3), pixelHeight: variantRows.int(4), bytes: variantRows.int(5)))
+            }
+            return BundleListing(path: bundleURL.path, sources: sources)
+        }
+    }
+}

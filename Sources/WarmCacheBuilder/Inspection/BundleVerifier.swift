@@ -56,6 +56,16 @@ public struct VerificationReport: Sendable, Codable {
     public var warnings: [Problem]
 
     public var isValid: Bool { problems.isEmpty }
+
+    package init(path: String, variantsChecked: Int, blobsChecked: Int, bytesHashed: Int, problems: [Problem],
+                 warnings: [Problem]) {
+        self.path = path
+        self.variantsChecked = variantsChecked
+        self.blobsChecked = blobsChecked
+        self.bytesHashed = bytesHashed
+        self.problems = problems
+        self.warnings = warnings
+    }
 }
 
 /// Re-hashes every blob and checks the index: keys parse and match their columns, every listed

@@ -3,6 +3,9 @@ import Foundation
 /// How the fetcher downloads remote sources: the manifest's `fetch:` section, with defaults
 /// filled in and `${VAR}` references in header values already substituted.
 ///
+/// The defaults written here are the only ones: ``FetcherConfiguration`` (the fetcher's own
+/// settings) takes them from ``defaults``, and docs/manifest.md lists them.
+///
 /// Header values are ``SecretString``s, so printing, dumping or encoding the settings (or a
 /// whole ``WarmPlan``) never shows a token.
 public struct FetchSettings: Hashable, Sendable, Encodable {
@@ -10,8 +13,8 @@ public struct FetchSettings: Hashable, Sendable, Encodable {
     public var concurrency: Int
     /// Downloads in flight at once to one host. Manifest: `per_host`, default 6.
     public var perHost: Int
-    /// Time allowed to establish a connection. Manifest: `connect_timeout`, default 10 s
-    /// (never more than ``requestTimeout``).
+    /// Time allowed to establish a connection. Manifest: `connect_timeout`, default 5 s
+    /// (never more than ``requestTimeout``). A host that cannot be reached is not retried.
     public var connectTimeout: TimeInterval
     /// Time allowed for one whole request, connecting through the last body byte.
     /// Manifest: `timeout`, default 30 s.
@@ -34,10 +37,16 @@ public struct FetchSettings: Hashable, Sendable, Encodable {
     /// and replacing a global header of the same name. Manifest: `hosts.<host>.headers`.
     /// Credentials belong here, so a redirect to another host never carries them.
     public var hostHeaders: [String: [FetchHeader]]
+    /// The proxies downloads go through: the manifest's `proxy` and `no_proxy`, or else the
+    /// `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` environment variables (``ProxyRoutes``).
+    public var proxies: ProxyRoutes = ProxyRoutes()
 
     public static let defaultUserAgent = "warm-cache/1"
 
-    public init(concurrency: Int = 16, perHost: Int = 6, connectTimeout: TimeInterval = 10,
+    /// The settings of a manifest without a `fetch` section.
+    public static let defaults = FetchSettings()
+
+    public init(concurrency: Int = 16, perHost: Int = 6, connectTimeout: TimeInterval = 5,
                 requestTimeout: TimeInterval = 30, retries: Int = 2, retryDelay: TimeInterval = 0.5,
                 maxBytes: Int = 50_000_000, maxRedirects: Int = 5, userAgent: String = FetchSettings.defaultUserAgent,
                 headers: [FetchHeader] = [], hostHeaders: [String: [FetchHeader]] = [:]) {

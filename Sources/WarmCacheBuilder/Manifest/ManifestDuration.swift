@@ -1,10 +1,16 @@
 import Foundation
 
-/// Durations as manifests write them: `30s`, `500ms`, `2m`, `1h`, compounds such as `1m30s`,
-/// or a bare number of seconds (`30`, `2.5`).
+/// The one duration grammar of warm-cache, for manifests and the command line (`--max-age`):
+/// `30s`, `500ms`, `2m`, `1h`, `7d`, compounds such as `1m30s`, or a bare number of seconds
+/// (`30`, `2.5`).
 public enum ManifestDuration {
     /// Seconds per unit, longest unit names first so `ms` is not read as `m` + `s`.
-    static let units: [(name: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+    static let units: [(name: String, seconds: Double)] = [
+        ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400),
+    ]
+
+    /// How to write one, for error messages.
+    public static let examples = "30s, 500ms, 10m, 12h or 7d (a bare number is seconds)"
 
     /// The duration in seconds, or `nil` if `text` is not a duration.
     public static func seconds(from text: String) -> TimeInterval? {

@@ -17,7 +17,7 @@ enum ManifestKeys {
 
     static let fetch = [
         "concurrency", "per_host", "timeout", "connect_timeout", "retries", "retry_delay", "max_bytes",
-        "max_redirects", "user_agent", "headers", "hosts",
+        "max_redirects", "user_agent", "headers", "hosts", "proxy", "no_proxy",
     ]
     static let fetchHost = ["headers"]
 

@@ -18,6 +18,8 @@ extension ManifestParser {
         guard let fields = reader.mapping(node, what: "'fetch'") else { return settings }
         let known = reader.knownFields(fields, allowed: ManifestKeys.fetch, in: "'fetch'")
         var connectTimeout: TimeInterval?
+        var proxy: (server: ProxyServer?, set: Bool) = (nil, false)
+        var bypass: [String]?
         for field in known {
             let value = field.value
             let what = "'fetch.\(field.key)'"
@@ -46,20 +48,65 @@ extension ManifestParser {
                 settings.headers = parseHeaders(value, what: what)
             case "hosts":
                 settings.hostHeaders = parseHosts(value)
+            case "proxy":
+                proxy = (parseProxy(value), true)
+            case "no_proxy":
+                bypass = parseBypass(value)
             default:
                 break
             }
         }
         settings.connectTimeout = min(connectTimeout ?? settings.connectTimeout, settings.requestTimeout)
+        if proxy.set {
+            settings.proxies = ProxyRoutes(http: proxy.server, https: proxy.server, bypass: bypass ?? [])
+        } else {
+            settings.proxies = environmentProxies(at: reader.location(node))
+            if let bypass { settings.proxies.bypass = bypass }
+        }
         return settings
+    }
+
+    /// The proxies of `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`, used when the manifest sets no
+    /// `fetch.proxy`. A malformed variable is an error (reported at `location`, naming the variable,
+    /// never its value): ignoring it would send requests past a proxy the user asked for.
+    func environmentProxies(at location: ManifestLocation) -> ProxyRoutes {
+        do {
+            return try ProxyRoutes.fromEnvironment(environment.variables)
+        } catch {
+            diagnostics.error("\(error) (set in the environment; 'fetch.proxy' in the manifest overrides it)",
+                              at: location)
+            return ProxyRoutes()
+        }
+    }
+
+    /// `fetch.proxy`: `http://[user:password@]host:port` (`${VAR}` allowed), or `none` for direct
+    /// connections whatever the environment says.
+    private func parseProxy(_ node: Node) -> ProxyServer? {
+        guard let text = substitutedString(node, what: "'fetch.proxy'") else { return nil }
+        let value = text.value.trimmingCharacters(in: .whitespaces)
+        if value.isEmpty || value.lowercased() == "none" { return nil }
+        do {
+            return try ProxyServer(parsing: value, from: "'fetch.proxy'")
+        } catch {
+            diagnostics.error("\(error)", at: text.location)
+            return nil
+        }
+    }
+
+    /// `fetch.no_proxy`: a list of hosts (or one comma-separated string) reached directly.
+    private func parseBypass(_ node: Node) -> [String] {
+        guard let items = reader.list(node, what: "'fetch.no_proxy'") else { return [] }
+        return items.flatMap { item in
+            reader.string(item, what: "a 'fetch.no_proxy' entry").map { ProxyRoutes.bypassList($0.value) } ?? []
+        }
     }
 
     /// A duration (`30s`, `500ms`, `2m`, a bare number of seconds) within `range` seconds.
     func duration(_ node: Node, what: String, in range: ClosedRange<TimeInterval>) -> TimeInterval? {
         guard let text = reader.string(node, what: what) else { return nil }
         guard let seconds = ManifestDuration.seconds(from: text.value) else {
-            diagnostics.error("\(what) must be a duration such as 30s, 500ms, 2m or 1h (a bare number is"
-                              + " seconds), found '\(text.value)'", at: text.location)
+            diagnostics.error("\(what) must be a duration such as \(ManifestDuration.examples), found"
+                              + " '\(text.value)'", at: text.location)
             return nil
         }
         guard range.contains(seconds) else {

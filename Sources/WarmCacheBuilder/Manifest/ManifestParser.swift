@@ -34,6 +34,9 @@ struct ManifestParser {
             }
         }
         let start = reader.location(root)
+        if !known.contains(where: { $0.key == "fetch" }) {
+            manifest.fetch.proxies = environmentProxies(at: start)
+        }
         if manifest.version == nil, !known.contains(where: { $0.key == "version" }) {
             diagnostics.error("missing 'version: \(Self.supportedVersion)' at the top of the manifest", at: start)
         }
@@ -59,14 +62,11 @@ struct ManifestParser {
 
     private func parseOutput(_ node: Node) -> Located<String>? {
         guard let output = substitutedString(node, what: "'output'") else { return nil }
-        let trimmed = output.value.hasSuffix("/") ? String(output.value.dropLast()) : output.value
-        guard trimmed.hasSuffix(".warmcache"), trimmed.count > ".warmcache".count else {
-            let name = trimmed.split(separator: "/").last.map(String.init) ?? "Images"
-            diagnostics.error("'output' must name a '.warmcache' bundle directory, found '\(output.value)'"
-                              + " (e.g. '\(name.isEmpty ? "Images" : name).warmcache')", at: output.location)
+        if let problem = OutputName.problem(with: output.value) {
+            diagnostics.error("'output' \(problem)", at: output.location)
             return nil
         }
-        return Located(trimmed, at: output.location)
+        return Located(OutputName.normalized(output.value), at: output.location)
     }
 
     private func parseDefaults(_ node: Node, into manifest: inout Manifest) {

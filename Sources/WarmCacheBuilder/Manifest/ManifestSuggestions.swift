@@ -1,8 +1,8 @@
 /// "Did you mean …?" for misspelt keys, preset names, formats and the like.
-enum ManifestSuggestions {
+package enum ManifestSuggestions {
     /// The candidate closest to `word` by edit distance (case-insensitive), if it is close enough
     /// to be a plausible typo: at most a third of the word's length, and at least one edit allowed.
-    static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
+    package static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let lowered = word.lowercased()
         let budget = max(1, lowered.count / 3)
         var best: (candidate: String, distance: Int)?

@@ -30,6 +30,7 @@ struct PlanBuilder {
         // of a million URLs costs a million small source values and nothing per variant.
         var sources: [PlannedSource] = []
         var positions: [SourceIdentifier: (index: Int, isKeyed: Bool)] = [:]
+        var files: [String: PlanSourceCandidate] = [:]  // local path -> the first entry naming it
         for entry in manifest.images {
             let variants = variants(for: entry, presetIssues: presetIssues, used: &usedPresets)
             let placeholders = entry.placeholder?.value ?? manifest.defaultPlaceholder?.value ?? .averageColor
@@ -47,6 +48,17 @@ struct PlanBuilder {
                     }
                     sources[first.index].placeholders.formUnion(placeholders)
                     return
+                }
+                if case .file(let url) = candidate.location {
+                    let path = url.standardizedFileURL.resolvingSymlinksInPath().path
+                    if let first = files[path] {
+                        diagnostics.warning("'\(candidate.identifier)' is the same file as '\(first.identifier)': it "
+                                            + "will be baked twice, under both names; write the path one way (or "
+                                            + "give both the same 'key')",
+                                            at: candidate.listedAt, notes: [("first listed here", first.listedAt)])
+                    } else {
+                        files[path] = candidate
+                    }
                 }
                 positions[candidate.identifier] = (sources.count, candidate.isKeyed)
                 sources.append(PlannedSource(identifier: candidate.identifier, location: candidate.location,

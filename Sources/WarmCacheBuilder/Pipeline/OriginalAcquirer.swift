@@ -20,17 +20,25 @@ struct OriginalAcquirer: Sendable {
         var warning: String?
     }
 
-    /// A failure to obtain the original, with the text the report and the summary show.
+    /// A failure to obtain the original, as the report shows it.
     struct Failure: Error, Sendable {
-        var message: String
+        var failure: SourceFailure
         var bytesDownloaded = 0
+
+        init(_ failure: SourceFailure, bytesDownloaded: Int = 0) {
+            self.failure = failure
+            self.bytesDownloaded = bytesDownloaded
+        }
     }
 
     func acquire(_ source: PlannedSource) async throws(Failure) -> Acquired {
         switch source.location {
         case .file(let url):
             guard FileManager.default.isReadableFile(atPath: url.path) else {
-                throw Failure(message: "cannot read the local file \(url.path) (listed at \(source.manifestLocation))")
+                let exists = FileManager.default.fileExists(atPath: url.path)
+                throw Failure(SourceFailure(.fileSystem, exists
+                    ? "the file cannot be read; check its permissions"
+                    : "no such file; check the path (relative paths start at the manifest's folder)"))
             }
             return Acquired(fileURL: url, sha256: nil, status: .local, bytesDownloaded: 0)
         case .remote(let url):
@@ -49,8 +57,8 @@ struct OriginalAcquirer: Sendable {
 
         if options.offline {
             guard let record else {
-                throw Failure(message: "\(url.absoluteString) was never fetched, and --offline forbids the network; "
-                    + "run once online (or restore the cache directory \(cache.directory.deletingLastPathComponent().path))")
+                throw Failure(SourceFailure(.offline, "never downloaded, and --offline forbids the network; "
+                    + "run once online (or restore the cache directory \(cache.directory.deletingLastPathComponent().path))"))
             }
             return cached(record)
         }
@@ -58,7 +66,7 @@ struct OriginalAcquirer: Sendable {
             return cached(record)
         }
         guard let fetcher else {
-            throw Failure(message: "internal error: no fetcher for \(url.absoluteString)")
+            throw Failure(SourceFailure(.invalidRequest, "internal error: no fetcher for this URL"))
         }
 
         let outcome: FetchOutcome
@@ -66,20 +74,21 @@ struct OriginalAcquirer: Sendable {
             outcome = try await fetcher.fetch(url, to: destination, validators: record?.validators)
         } catch let error as FetchError {
             if let record, !options.strict, error.kind.isTransient {
-                let warning = "\(url.absoluteString): revalidation failed (\(error)); using the cached original "
+                let warning = "revalidation failed (\(error.summary)); using the cached original "
                     + "from \(ISO8601DateFormatter().string(from: record.checkedAt))"
-                logger.warning("\(warning)")
+                logger.debug("\(url.absoluteString): \(warning)")
                 return cached(record, warning: warning)
             }
-            throw Failure(message: error.description)
+            throw Failure(SourceFailure(error))
         } catch {
-            throw Failure(message: "\(url.absoluteString): \(error)")
+            throw Failure(SourceFailure(.connection, "\(error)"))
         }
 
         switch outcome {
         case .notModified(let validators):
             guard var record else {
-                throw Failure(message: "\(url.absoluteString): the server answered 304 to an unconditional request")
+                throw Failure(SourceFailure(.httpStatus, "the server answered 304 Not Modified to an unconditional request",
+                                            httpStatus: 304))
             }
             record.etag = validators.etag ?? record.etag
             record.lastModified = validators.lastModified ?? record.lastModified
@@ -94,8 +103,8 @@ struct OriginalAcquirer: Sendable {
             do {
                 try await BlockingWork.run { try cache.save(fresh, for: identifier) }
             } catch {
-                throw Failure(message: "cannot record \(url.absoluteString) in the originals cache: "
-                    + "\(error.localizedDescription)", bytesDownloaded: original.byteCount)
+                throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
+                    + "\(cache.directory.path): \(error.localizedDescription)"), bytesDownloaded: original.byteCount)
             }
             return Acquired(fileURL: destination, sha256: original.sha256, status: .fetched,
                             bytesDownloaded: original.byteCount)

@@ -7,40 +7,66 @@ import Darwin
 
 /// An exclusive lock on one bundle output, so two runs never write the same bundle at once.
 ///
-/// The lock is `flock(2)` on a hidden file beside the bundle (`.Images.warmcache.lock`; SwiftPM
-/// ignores hidden files in resource folders). The kernel releases it when the holder exits,
-/// however it exits (`kill -9` included), so a stale lock cannot block the next run. The file
-/// holds the holder's pid, host and start time, for the message the second run prints.
-final class OutputLock {
+/// The lock is `flock(2)` on a file in a per-user folder of the system's temporary directory
+/// (`$TMPDIR/warm-cache-locks-<uid>/<hash of the bundle's path>.lock`), never beside the bundle:
+/// the bundle's folder is often an app's resources, and whatever sits there ships. It is keyed
+/// by the bundle's absolute path (symbolic links in its folder resolved), not by the cache
+/// directory, so two runs with different caches still exclude each other. The kernel releases
+/// it when the holder exits, however it exits (`kill -9` included), so a stale lock cannot block
+/// the next run. The file holds the holder's pid, host, start time and bundle path, for the
+/// message the second run prints.
+package final class OutputLock {
     let url: URL
     private let descriptor: Int32
 
+    /// Where the lock for `bundleURL` lives.
+    package static func lockURL(for bundleURL: URL) -> URL {
+        let bundle = bundleURL.standardizedFileURL
+        let parent = bundle.deletingLastPathComponent()
+        let canonicalParent = parent.path.withCString { path -> String in
+            guard let resolved = realpath(path, nil) else { return parent.path }
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let key = ContentHash.sha256(Data((canonicalParent + "/" + bundle.lastPathComponent).utf8))
+        return FileManager.default.temporaryDirectory
+            .appendingPathComponent("warm-cache-locks-\(getuid())", isDirectory: true)
+            .appendingPathComponent("\(key.prefix(32)).lock")
+    }
+
     /// Takes the lock or throws ``WarmError/Kind/locked`` naming the holder.
     init(bundleURL: URL) throws(WarmError) {
-        let directory = bundleURL.deletingLastPathComponent()
-        url = directory.appendingPathComponent(".\(bundleURL.lastPathComponent).lock")
+        let url = Self.lockURL(for: bundleURL)
+        let directory = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
         } catch {
-            throw WarmError(.fileSystem, "cannot create \(directory.path): \(error.localizedDescription)")
+            throw WarmError(.fileSystem, "cannot create the lock folder \(directory.path): "
+                + "\(error.localizedDescription); check that the temporary directory (TMPDIR) is writable")
         }
-        descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Every step works on locals: the object (and its deinit) exists only once the lock is held,
+        // so a refused run never closes or truncates a descriptor number it no longer owns.
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw WarmError(.fileSystem, "cannot open the lock file \(url.path): \(String(cString: strerror(errno)))")
+            throw WarmError(.fileSystem, "cannot open the lock file \(url.path): \(String(cString: strerror(errno))); "
+                + "check that the temporary directory (TMPDIR) is writable")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder = (try? String(contentsOf: url, encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                .split(separator: "\n").first.map(String.init) ?? ""
             close(descriptor)
             throw WarmError(.locked, "another warm-cache run is writing \(bundleURL.path)"
                 + (holder.isEmpty ? "" : " (\(holder))") + "; wait for it to finish, or stop it. "
-                + "The lock is \(url.path) and is released when that process exits.")
+                + "Its lock (\(url.path)) is released when that process exits.")
         }
         let host = ProcessInfo.processInfo.hostName
         let started = ISO8601DateFormatter().string(from: Date())
-        let text = "pid \(getpid()) on \(host), started \(started)\n"
+        let text = "pid \(getpid()) on \(host), started \(started)\n\(bundleURL.path)\n"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        self.url = url
+        self.descriptor = descriptor
     }
 
     deinit {

@@ -7,9 +7,9 @@ import WarmCacheImaging
 ///
 /// The memo is keyed by everything the output depends on: the source's identifier, the
 /// original's SHA-256, the placeholders asked for, the engine settings, the WarmCache and
-/// libvips versions. An entry holds the index rows the render produced: the source's row, its
-/// variants' rows, and whether the original has alpha (so format `auto` resolves without
-/// reading the original). libvips renders all sizes of one source from one decode (a shrink
+/// libvips versions, and whether libvips' vector paths are on (they round differently). An
+/// entry holds the index rows the render produced: the source's row, its variants' rows, and
+/// whether the original has alpha (so format `auto` resolves without reading the original). libvips renders all sizes of one source from one decode (a shrink
 /// cascade), so a variant's bytes can depend on its siblings: an entry is reused only when the
 /// plan asks for exactly its set of variant keys, and adding a preset re-encodes that source's
 /// variants (only that source's).
@@ -38,6 +38,7 @@ struct RenderMemo: Sendable {
             "warm-cache render memo 2",
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
+            "vector paths \(ImagingRuntime.state?.vectorPathsEnabled.description ?? "not started")",
             "engine \(fingerprint(configuration))",
             "source \(source.rawValue)",
             "original \(originalSHA256)",

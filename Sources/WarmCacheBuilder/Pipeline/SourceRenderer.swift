@@ -22,7 +22,7 @@ struct SourceRenderer: Sendable {
     }
 
     struct Failure: Error, Sendable {
-        var message: String
+        var failure: SourceFailure
     }
 
     func render(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> Rendered {
@@ -30,7 +30,7 @@ struct SourceRenderer: Sendable {
             do {
                 return try Data(contentsOf: original, options: .alwaysMapped)
             } catch {
-                throw Failure(message: "cannot read \(original.path): \(error.localizedDescription)")
+                throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
             }
         }
         // An original from the originals cache comes with its hash: a reused render never reads it.
@@ -62,14 +62,14 @@ struct SourceRenderer: Sendable {
         do {
             opened = try engine.open(bytes, name: planned.identifier.rawValue)
         } catch {
-            throw Failure(message: error.description)
+            throw Failure(failure: SourceFailure(error))
         }
         let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
         let rendered: RenderedSource
         do {
             rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
         } catch {
-            throw Failure(message: error.description)
+            throw Failure(failure: SourceFailure(error))
         }
 
         // Store.
@@ -80,7 +80,7 @@ struct SourceRenderer: Sendable {
             do {
                 stored = try writer.storeBlob(encoded.data, format: encoded.spec.format)
             } catch {
-                throw Failure(message: "cannot store \(key.rawValue): \(error)")
+                throw Failure(failure: SourceFailure(.fileSystem, "cannot store \(key.rawValue): \(error)"))
             }
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),

@@ -47,6 +47,14 @@ final class SourceReportLog: @unchecked Sendable {
         }
     }
 
+    /// Whether `identifier` was logged as a source that made it into the bundle.
+    func isPublished(_ identifier: String) throws -> Bool {
+        let statement = try connection.statement("SELECT 1 FROM lines WHERE identifier = ? AND failed = 0")
+        defer { try? statement.reset() }
+        try statement.bind(.text(identifier))
+        return try statement.step()
+    }
+
     /// The sources that failed, in identifier order.
     func failures() throws -> [SourceReport] {
         var failures: [SourceReport] = []

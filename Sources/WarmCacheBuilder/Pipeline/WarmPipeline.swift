@@ -19,7 +19,8 @@ public struct WarmPipeline: Sendable {
     public let plan: WarmPlan
     public let options: WarmOptions
     public let logger: Logger
-    /// Called after each source finishes, from any thread.
+    /// Called after each source finishes and as downloaded bytes arrive (often: throttle what
+    /// you draw), from any thread.
     public var onProgress: (@Sendable (WarmProgress) -> Void)?
 
     public init(plan: WarmPlan, options: WarmOptions = WarmOptions(), logger: Logger,
@@ -58,12 +59,15 @@ public struct WarmPipeline: Sendable {
             throw WarmError(.fileSystem, "\(error)")
         }
 
+        let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
         let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
-        let fetcher = needsNetwork ? ImageFetcher(configuration: fetcherConfiguration, logger: logger) : nil
+        let fetcher = needsNetwork
+            ? ImageFetcher(configuration: FetcherConfiguration(plan.fetch, concurrency: options.fetchConcurrency),
+                           logger: logger, onBytes: { tracker.downloaded($0) })
+            : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let renderer = SourceRenderer(engine: engine, writer: writer, memo: RenderMemo(cacheDirectory: cacheDirectory))
         let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency)
-        let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
         logger.debug("warm started", metadata: [
             "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
             "imagingSlots": "\(options.resolvedImagingConcurrency)",
@@ -81,6 +85,7 @@ public struct WarmPipeline: Sendable {
         let window = 2 * (options.fetchConcurrency ?? plan.fetch.concurrency) + 2 * options.resolvedImagingConcurrency
         var report = WarmReport(manifest: plan.manifestURL.path, output: plan.output.path, status: .ok, seconds: 0,
                                 totals: WarmReport.Totals(), sources: [], warnings: [])
+        let manifestWarnings = plan.warnings.map(\.description)
         var logFailure: Error?
         await withTaskGroup(of: SourceOutcome.self) { group in
             var next = plan.sources.startIndex
@@ -98,7 +103,7 @@ public struct WarmPipeline: Sendable {
             for _ in 0..<max(1, window) { admit() }
             while let outcome = await group.next() {
                 report.totals.add(outcome.report)
-                if let warning = outcome.warning { report.warnings.append(warning) }
+                report.warnings += outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" }
                 do {
                     try await BlockingWork.run { try log.append(outcome.report) }
                 } catch {
@@ -114,7 +119,7 @@ public struct WarmPipeline: Sendable {
         func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {
             report.status = status
             report.seconds = ProcessInfo.processInfo.systemUptime - started
-            report.warnings.sort()
+            report.warnings = manifestWarnings + report.warnings.sorted()
             do {
                 if let logFailure { throw logFailure }
                 let head = report
@@ -144,6 +149,7 @@ public struct WarmPipeline: Sendable {
             throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
                 + "\(plan.output.path) is unchanged", report: try await finished(.failed))
         }
+        report.removedSources = removedSources(log: log, writer: writer)
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
             let summary = try await BlockingWork.run {
@@ -185,38 +191,34 @@ public struct WarmPipeline: Sendable {
             + "or remove the formats from the manifest.")
     }
 
-    private var fetcherConfiguration: FetcherConfiguration {
-        let settings = plan.fetch
-        var configuration = FetcherConfiguration(
-            concurrency: options.fetchConcurrency ?? settings.concurrency, perHost: settings.perHost,
-            connectTimeout: settings.connectTimeout, requestTimeout: settings.requestTimeout,
-            retries: settings.retries, backoffBase: settings.retryDelay, maxBytes: settings.maxBytes,
-            maxRedirects: settings.maxRedirects,
-            headers: settings.headers.map { ($0.name, $0.value.unredactedValue) },
-            userAgent: settings.userAgent)
-        configuration.hostHeaders = settings.hostHeaders.mapValues { headers in
-            headers.map { ($0.name, $0.value.unredactedValue) }
+    /// Sources of the bundle now at the output that the new one will not hold, read before the
+    /// switch (an unreadable previous index lists none).
+    private func removedSources(log: SourceReportLog, writer: BundleWriter) -> [String] {
+        guard writer.hasPublishedBundle else { return [] }
+        var removed: [String] = []
+        try? BundleInspector(bundleURL: plan.output).forEachSourceIdentifier { identifier in
+            if (try? log.isPublished(identifier)) != true { removed.append(identifier) }
         }
-        return configuration
+        return removed
     }
 
     /// What became of one source.
     struct SourceOutcome: Sendable {
         var report: SourceReport
-        var warning: String?
     }
 
     private func process(_ source: PlannedSource, acquirer: OriginalAcquirer, renderer: SourceRenderer,
                          writer: BundleWriter, slots: AsyncSemaphore) async -> SourceOutcome {
         let started = ProcessInfo.processInfo.systemUptime
         var report = SourceReport(identifier: source.identifier.rawValue, location: source.location.locationText,
-                                  status: .failed, bytesDownloaded: 0, seconds: 0, variants: [], error: nil,
+                                  status: .failed, bytesDownloaded: 0, seconds: 0, variants: [], failure: nil,
                                   listedAt: source.manifestLocation.description)
-        func failed(_ message: String) -> SourceOutcome {
+        // Logged at debug level only: the caller prints each failure once, from the report.
+        func failed(_ failure: SourceFailure) -> SourceOutcome {
             report.status = .failed
-            report.error = message
+            report.failure = failure
             report.seconds = ProcessInfo.processInfo.systemUptime - started
-            logger.error("\(source.identifier.rawValue): \(message)")
+            logger.debug("\(source.identifier.rawValue): failed (\(failure.kind.rawValue)): \(failure.message)")
             return SourceOutcome(report: report)
         }
 
@@ -225,10 +227,10 @@ public struct WarmPipeline: Sendable {
             acquired = try await acquirer.acquire(source)
         } catch {
             report.bytesDownloaded = error.bytesDownloaded
-            return failed(error.message)
+            return failed(error.failure)
         }
         report.bytesDownloaded = acquired.bytesDownloaded
-        report.error = acquired.warning
+        report.warnings = acquired.warning.map { [$0] } ?? []
 
         let result: Result<SourceRenderer.Rendered, SourceRenderer.Failure>
         do {
@@ -240,18 +242,18 @@ public struct WarmPipeline: Sendable {
                         do {
                             try writer.add(rendered.source, variants: rendered.variants)
                         } catch {
-                            throw SourceRenderer.Failure(message: "\(error)")
+                            throw SourceRenderer.Failure(failure: SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
                         }
                         return rendered
                     }
                 }
             }
         } catch {
-            return failed("\(error)")
+            return failed(SourceFailure(.imaging, "\(error)"))
         }
         switch result {
         case .failure(let failure):
-            return failed(failure.message)
+            return failed(failure.failure)
         case .success(let rendered):
             report.status = acquired.status
             report.variants = rendered.variants.map { VariantReport($0, action: rendered.action) }
@@ -259,7 +261,7 @@ public struct WarmPipeline: Sendable {
             report.originalSHA256 = rendered.source.contentSHA256
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.variants.count) variants")
-            return SourceOutcome(report: report, warning: acquired.warning)
+            return SourceOutcome(report: report)
         }
     }
 }

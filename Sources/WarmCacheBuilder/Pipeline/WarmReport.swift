@@ -1,10 +1,15 @@
 import Foundation
 
-/// What a warm run did, source by source. Written by `warm --report report.json`.
+/// What a warm run did, source by source. Written by `warm --report report.json`; the JSON
+/// schema is documented in docs/report.md.
 ///
 /// Sources appear in identifier order, variants in cache-key order, so two reports of the same
 /// run differ only in timings.
 public struct WarmReport: Sendable, Codable {
+    /// The version of this report's JSON shape (docs/report.md). A new field keeps the number; a
+    /// renamed or removed one, or a changed meaning, raises it.
+    public var reportVersion = WarmReport.currentVersion
+    public static let currentVersion = 1
     public var manifest: String
     public var output: String
     /// `ok`, `partial` (some sources failed; the bundle holds the rest), `failed` (nothing written).
@@ -15,8 +20,13 @@ public struct WarmReport: Sendable, Codable {
     /// ``WarmPipeline/run()`` returns, only the sources that failed, so memory does not grow with
     /// the manifest.
     public var sources: [SourceReport]
-    /// Problems that did not fail a source, such as a stale original used after a network error.
+    /// Problems that did not fail a source: the manifest's warnings (duplicate sources, ...) and
+    /// each source's (a stale original used after a network error, ...), the latter prefixed
+    /// with the source's identifier.
     public var warnings: [String]
+    /// Identifiers of sources the previous bundle at the output held and this one does not
+    /// (taken out of the manifest, or failed this run), sorted.
+    public var removedSources: [String] = []
 
     public enum Status: String, Sendable, Codable {
         case ok, partial, failed
@@ -68,10 +78,66 @@ public struct SourceReport: Sendable, Codable {
     public var originalSHA256: String?
     public var seconds: Double
     public var variants: [VariantReport]
-    /// Why the source failed (status `failed`) or what went wrong but was survived.
-    public var error: String?
+    /// Why the source failed; present exactly when `status` is `failed`.
+    public var failure: SourceFailure?
+    /// What went wrong but was survived (for example a failed revalidation, so the cached original
+    /// was used). Empty when all went well.
+    public var warnings: [String] = []
     /// Where the manifest lists this source (`file:line:column`).
     public var listedAt: String
+}
+
+/// Why one source failed, for people (``message``) and for programs (``kind``, ``httpStatus``).
+public struct SourceFailure: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// A stable name for the kind of failure. Programs branch on it; the raw values are part of
+    /// the report's schema (docs/report.md) and never change meaning.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        /// The server answered with an HTTP status that is not an image (``SourceFailure/httpStatus``).
+        case httpStatus = "http_status"
+        /// The request did not finish within `fetch.timeout`.
+        case timeout
+        /// No connection could be made, or it broke mid-transfer (refused, unknown host, reset,
+        /// TLS, body cut short).
+        case connection
+        /// The proxy refused the request (wrong or missing credentials) or could not tunnel.
+        case proxy
+        /// Too many redirects, a redirect loop, or a redirect to a scheme other than http(s).
+        case redirect
+        /// The server returned something else than an image (an HTML page, JSON, an empty body).
+        case notAnImage = "not_an_image"
+        /// An image format this libvips cannot read.
+        case unsupportedFormat = "unsupported_format"
+        /// The image data is truncated or corrupt.
+        case corruptImage = "corrupt_image"
+        /// Over a limit: `fetch.max_bytes`, or the decoder's pixel or byte limits.
+        case tooLarge = "too_large"
+        /// Reading or writing a file failed (a local `path:` source, the cache, the bundle).
+        case fileSystem = "file_system"
+        /// `--offline` and the original was never downloaded.
+        case offline
+        /// Resizing, a processor or the encoder failed.
+        case imaging
+        /// The manifest asked for something that cannot be done for this source.
+        case invalidRequest = "invalid_request"
+    }
+
+    public var kind: Kind
+    /// What went wrong and what to do, in one line, without the source's URL or path (the
+    /// report and the CLI name the source beside it).
+    public var message: String
+    /// The server's final status, for ``Kind/httpStatus``.
+    public var httpStatus: Int?
+    /// Download attempts made, for failures while downloading.
+    public var attempts: Int?
+
+    public init(_ kind: Kind, _ message: String, httpStatus: Int? = nil, attempts: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.httpStatus = httpStatus
+        self.attempts = attempts
+    }
+
+    public var description: String { message }
 }
 
 /// One variant in a ``SourceReport``.

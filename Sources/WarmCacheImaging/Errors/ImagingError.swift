@@ -44,7 +44,13 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Hashable {
     }
 
     public var description: String {
-        var text = "\(source): \(kind.rawValue): \(message)"
+        "\(source): \(summary)"
+    }
+
+    /// The message and libvips' own words, without the source's name (for lines that already
+    /// name it).
+    public var summary: String {
+        var text = message
         if let libvipsMessage {
             text += " (libvips: \(libvipsMessage.split(separator: "\n").joined(separator: "; ")))"
         }

@@ -120,13 +120,25 @@ struct UntrustedIndexTests {
                 #expect(!error.description.isEmpty, "\(label)")
                 continue
             }
+            // Lookups answer from the in-memory copy of the index; a reader without one must agree
+            // on every index SQLite can read (in a scribbled file, a scan and a key search can meet
+            // different damage, so only the rules above are checked there).
+            _ = bundle.prepareMemoryIndex()
+            let comparable = !label.contains("scribbled") && !label.hasPrefix("truncate")
+            let sqliteOnly = try CacheBundle(contentsOf: bundleURL, configuration: .init(memoryIndex: false))
             var answers: [CachedImage] = []
             for source in Self.sources + ["https://cdn.example.com/A.jpg#x"] {
                 for scale in [1.0, 2, 3] {
                     for filter in [ProcessorFilter.any, .unprocessed] {
-                        if let hit = try? bundle.bestImage(for: source, size: PointSize(width: 100, height: 75),
-                                                           scale: scale, accepting: [.webp, .jpeg], processors: filter) {
-                            answers.append(hit)
+                        for preset in [nil, "card"] {
+                            let hit = try? bundle.bestImage(for: source, size: PointSize(width: 100, height: 75),
+                                                            scale: scale, accepting: [.webp, .jpeg],
+                                                            processors: filter, preset: preset)
+                            let fromSQLite = try? sqliteOnly.bestImage(
+                                for: source, size: PointSize(width: 100, height: 75), scale: scale,
+                                accepting: [.webp, .jpeg], processors: filter, preset: preset)
+                            #expect(!comparable || hit?.cacheKey == fromSQLite?.cacheKey, "\(label): \(source) @\(scale) \(preset ?? "-")")
+                            if let hit { answers.append(hit) }
                         }
                     }
                 }
@@ -135,9 +147,15 @@ struct UntrustedIndexTests {
             }
             for key in keys {
                 do {
-                    if let hit = try bundle.image(forCacheKey: key) { answers.append(hit) }
+                    let hit = try bundle.image(forCacheKey: key)
+                    #expect(!comparable || hit?.cacheKey == (try? sqliteOnly.image(forCacheKey: key))?.cacheKey,
+                            "\(label): \(key)")
+                    if let hit { answers.append(hit) }
                 } catch let error as CacheBundleError {
                     #expect(!error.description.isEmpty)
+                    if comparable {
+                        #expect(throws: CacheBundleError.self, "\(label): \(key)") { try sqliteOnly.image(forCacheKey: key) }
+                    }
                 }
             }
             let inside = bundleURL.appendingPathComponent("objects").standardizedFileURL.path + "/"
@@ -202,18 +220,22 @@ struct UntrustedIndexTests {
         let path = bundleURL.appendingPathComponent(BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp))
         try FileManager.default.removeItem(at: path)
 
+        // Answered from SQLite, then from the in-memory index: the same.
         let bundle = try CacheBundle(contentsOf: bundleURL)
-        let hit = try bundle.bestImage(for: Self.sources[1], size: PointSize(width: 100, height: 75), scale: 2,
-                                       accepting: [.webp, .jpeg])
-        #expect(hit?.cacheKey != victim.key.rawValue)
-        #expect(hit?.format == .jpeg)
-        do {
-            _ = try bundle.image(forCacheKey: victim.key.rawValue)
-            Issue.record("answered with a missing blob")
-        } catch let error as CacheBundleError {
-            #expect(error.kind == .blobMissing(path: BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp)))
+        for fromMemory in [false, true] {
+            if fromMemory { #expect(bundle.prepareMemoryIndex() != nil) }
+            let hit = try bundle.bestImage(for: Self.sources[1], size: PointSize(width: 100, height: 75), scale: 2,
+                                           accepting: [.webp, .jpeg])
+            #expect(hit?.cacheKey != victim.key.rawValue)
+            #expect(hit?.format == .jpeg)
+            do {
+                _ = try bundle.image(forCacheKey: victim.key.rawValue)
+                Issue.record("answered with a missing blob")
+            } catch let error as CacheBundleError {
+                #expect(error.kind == .blobMissing(path: BundleFormat.objectPath(sha256: victim.blobSHA256, format: .webp)))
+            }
+            #expect(try !bundle.images(for: SourceIdentifier(Self.sources[1])).contains { $0.cacheKey == victim.key.rawValue })
         }
-        #expect(try !bundle.images(for: SourceIdentifier(Self.sources[1])).contains { $0.cacheKey == victim.key.rawValue })
 
         let report = try BundleVerifier(bundleURL: bundleURL).verify()
         let problem = try #require(report.problems.first { $0.kind == .missingBlob })

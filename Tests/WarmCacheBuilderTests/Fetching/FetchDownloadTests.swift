@@ -72,7 +72,7 @@ struct FetchDownloadTests {
             _ = try await harness.fetch("/a.png")
             let request = try #require(harness.server.requests(for: "/a.png").first)
             #expect(request.method == "GET")
-            #expect(request.header("User-Agent") == "warm-cache/0.1")
+            #expect(request.header("User-Agent") == "warm-cache/1")
             #expect(request.header("Accept")?.hasPrefix("image/*") == true)
             #expect(request.header("X-Api-Key") == "k-123")
             #expect(request.header("If-None-Match") == nil)

@@ -137,7 +137,7 @@ struct FetchPrimitivesTests {
         #expect(FetchError.Kind.httpStatus(500).isTransient)
         #expect(FetchError.Kind.httpStatus(429).isTransient)
         #expect(!FetchError.Kind.httpStatus(404).isTransient)
-        #expect(!FetchError.Kind.httpStatus(408).isTransient)
+        #expect(FetchError.Kind.httpStatus(408).isTransient)
         #expect(FetchError.Kind.truncated(expected: 2, received: 1).isTransient)
         #expect(FetchError.Kind.timeout(seconds: 1).isTransient)
         #expect(!FetchError.Kind.notAnImage(sniffed: "HTML page", contentType: nil).isTransient)

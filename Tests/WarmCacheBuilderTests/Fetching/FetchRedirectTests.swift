@@ -86,7 +86,7 @@ struct FetchRedirectTests {
                 #expect(harness.server.requests(for: "/go").first?.header("Authorization") == "Bearer origin-only")
                 let redirected = try #require(other.requests(for: "/elsewhere.png").first)
                 #expect(redirected.header("Authorization") == nil)
-                #expect(redirected.header("User-Agent") == "warm-cache/0.1")
+                #expect(redirected.header("User-Agent") == "warm-cache/1")
             }
         } catch {
             try? await other.shutdown()

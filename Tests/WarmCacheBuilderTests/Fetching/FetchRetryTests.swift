@@ -71,20 +71,26 @@ struct FetchRetryTests {
             _ = try downloaded(try await harness.fetch("/x"))
             let requests = harness.server.requests(for: "/x")
             try #require(requests.count == 2)
-            // The date has whole-second precision and the harness takes a moment to start, so
-            // only a lower bound well under the 4-5 s asked for is safe; backoff alone is 0.02 s.
-            #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) >= 0.5)
+            // An HTTP-date names an instant with whole-second resolution, so the gap between the two
+            // requests depends on when the first one happened to arrive; what must hold is that the
+            // retry does not come before the instant the server named. (Backoff alone is 0.02 s.)
+            let named = try #require(HTTPDate.parse(date))
+            #expect(requests[1].receivedAt >= named.addingTimeInterval(-0.05),
+                    "retried \(named.timeIntervalSince(requests[1].receivedAt)) s before the Retry-After date")
         }
     }
 
     @Test("An absurd Retry-After is capped by maxRetryAfter")
     func retryAfterCapped() async throws {
         let route = FixtureRoute.sequence([.tooManyRequests(retryAfter: "86400"), .image(png)])
-        let started = Date()
         try await withFetchHarness(routes: ["/x": route], configuration: fastConfiguration(maxRetryAfter: 0.1)) { harness in
             _ = try downloaded(try await harness.fetch("/x"))
+            // The gap between the two requests, not the harness's start-up, shows the cap.
+            let requests = harness.server.requests(for: "/x")
+            try #require(requests.count == 2)
+            #expect(requests[1].receivedAt.timeIntervalSince(requests[0].receivedAt) < 30,
+                    "a day-long Retry-After must have been capped")
         }
-        #expect(Date().timeIntervalSince(started) < 30, "a day-long Retry-After must have been capped")
     }
 
     @Test("A truncated body is retried and, if it stays truncated, fails without leaving a file")
@@ -110,23 +116,59 @@ struct FetchRetryTests {
         }
     }
 
-    @Test("A refused connection is a retried connection error")
+    @Test("A refused connection fails within the connect timeout, without retries, and the host's next download at once")
     func connectionRefused() async throws {
         // Start a server to learn a free port, then stop it so nothing listens there.
         let server = try await FixtureServer.start()
         let url = server.url("/gone.png")
+        let sibling = server.url("/also-gone.png")
         try await server.shutdown()
-        try await withFetchHarness(configuration: fastConfiguration(retries: 1)) { harness in
-            do {
-                _ = try await harness.fetcher.fetch(url, to: harness.destination())
-                Issue.record("expected a connection failure")
-            } catch let error as FetchError {
-                switch error.kind {
-                case .connection, .timeout: break
-                default: Issue.record("unexpected kind \(error.kind)")
+        // Default settings apart from the retries, which must not be used for a dead host.
+        var configuration = FetcherConfiguration()
+        configuration.retries = 5
+        try await withFetchHarness(configuration: configuration) { harness in
+            let started = Date()
+            for target in [url, sibling] {
+                do {
+                    _ = try await harness.fetcher.fetch(target, to: harness.destination())
+                    Issue.record("expected a connection failure")
+                } catch let error as FetchError {
+                    guard case .cannotConnect(let host, let reason) = error.kind else {
+                        Issue.record("unexpected kind \(error.kind)")
+                        continue
+                    }
+                    #expect(host == "127.0.0.1:\(url.port!)")
+                    #expect(reason.contains("refused"), "\(reason)")
+                    #expect(error.attempts == 1)
+                    #expect(!error.description.contains("errno"), "\(error)")
                 }
-                #expect(error.attempts == 2)
+            }
+            // One connect timeout (5 s) for the first, nothing for the second; the bound guards
+            // against retries (3 x 10 s before), with room for a busy machine.
+            #expect(Date().timeIntervalSince(started) < 20)
+        }
+    }
+
+    @Test("A host that never answers fails after one connect timeout, without retries, and its next download at once")
+    func silentHostIsWrittenOff() async throws {
+        let silent = try SilentPort()
+        var configuration = FetcherConfiguration()
+        configuration.connectTimeout = 1
+        configuration.retries = 5  // must not be used for a host that never answered
+        try await withFetchHarness(configuration: configuration) { harness in
+            for target in [silent.url("/a.png"), silent.url("/b.png")] {
+                do {
+                    _ = try await harness.fetcher.fetch(target, to: harness.destination())
+                    Issue.record("expected a connect timeout")
+                } catch let error as FetchError {
+                    // One attempt each: the first waited out its connect timeout, the second
+                    // found the host written off. (Attempts, not wall time, prove it.)
+                    #expect(error.kind == .connectTimeout(host: "127.0.0.1:\(silent.port)", seconds: 1))
+                    #expect(error.attempts == 1)
+                    #expect(error.description.contains("no answer within 1 s"), "\(error)")
+                }
             }
         }
+        withExtendedLifetime(silent) {}
     }
 }

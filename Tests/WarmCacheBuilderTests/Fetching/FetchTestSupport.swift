@@ -12,7 +12,7 @@ func fastConfiguration(
     headers: [(name: String, value: String)] = []
 ) -> FetcherConfiguration {
     FetcherConfiguration(
-        concurrency: concurrency, perHost: perHost, connectTimeout: 2, requestTimeout: requestTimeout,
+        concurrency: concurrency, perHost: perHost, connectTimeout: 10, requestTimeout: requestTimeout,
         retries: retries, backoffBase: 0.005, maxBackoff: 0.02, maxRetryAfter: maxRetryAfter,
         maxBytes: maxBytes, maxRedirects: maxRedirects, headers: headers)
 }

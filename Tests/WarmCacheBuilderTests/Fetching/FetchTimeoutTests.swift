@@ -12,13 +12,12 @@ struct FetchTimeoutTests {
     func slowHeaders() async throws {
         let configuration = fastConfiguration(requestTimeout: 0.5, retries: 1)
         try await withFetchHarness(routes: ["/slow": .delayed(seconds: 40, .image(png))], configuration: configuration) { harness in
-            let started = Date()
             let error = await harness.fetchError("/slow")
+            // A timeout on both attempts can only come from the 0.5 s deadline (the server would
+            // answer after 40 s); a wall-clock bound would measure how busy the machine is.
             #expect(error?.kind == .timeout(seconds: 0.5))
             #expect(error?.attempts == 2)
             #expect(error?.description.contains("timed out after 0.5 s") == true)
-            // The server answers after 40 s; two 0.5 s attempts end far sooner even on a busy 2-core machine.
-            #expect(Date().timeIntervalSince(started) < 30, "must not wait for the slow server")
             #expect(harness.directoryListing().isEmpty)
         }
     }
@@ -29,10 +28,10 @@ struct FetchTimeoutTests {
         let route = FixtureRoute.trickled(chunkSize: 100, interval: 0.5, .image(png))
         let configuration = fastConfiguration(requestTimeout: 0.6, retries: 0)
         try await withFetchHarness(routes: ["/trickle": route], configuration: configuration) { harness in
-            let started = Date()
             let error = await harness.fetchError("/trickle")
+            // The kind proves the deadline cut the transfer; a wall-clock bound would only
+            // measure how busy the machine is.
             #expect(error?.kind == .timeout(seconds: 0.6))
-            #expect(Date().timeIntervalSince(started) < 15, "must not wait for the whole 20 s trickle")
             #expect(harness.directoryListing().isEmpty, "the partial staging file must be removed")
         }
     }

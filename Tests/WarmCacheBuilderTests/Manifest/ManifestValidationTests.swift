@@ -27,8 +27,8 @@ import Testing
     @Test func duplicateYAMLKey() {
         let yaml = "version: 1\noutput: A.warmcache\nimages: []\noutput: B.warmcache\n"
         #expect(fixture.diagnostics(yaml) == [
-            "manifest.yml:2:1: error: key 'output' appears more than once in the same mapping (first written here);"
-                + " keep one",
+            "manifest.yml:4:1: error: key 'output' is written twice in the same mapping; keep one",
+            "manifest.yml:2:1: note: first written here",
         ])
     }
 
@@ -309,8 +309,8 @@ import Testing
             quality: { webp: 0 }
         """
         #expect(fixture.diagnostics(yaml) == [
-            "manifest.yml:6:12: error: 'fetch.timeout' must be a duration such as 30s, 500ms, 2m or 1h (a bare number"
-                + " is seconds), found 'soon'",
+            "manifest.yml:6:12: error: 'fetch.timeout' must be a duration such as 30s, 500ms, 10m, 12h or 7d (a bare"
+                + " number is seconds), found 'soon'",
             "manifest.yml:9:15: error: unknown preset 'thum' (did you mean 'thumb'?)",
             "manifest.yml:10:11: error: file not found: 'missing.png' (looked for missing.png)",
             "manifest.yml:12:22: error: quality for webp must be between 1 and 100, found 0",

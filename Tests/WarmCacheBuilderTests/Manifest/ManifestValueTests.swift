@@ -6,7 +6,8 @@ import Testing
 @Suite struct ManifestValueTests {
     @Test(arguments: [
         ("30s", 30.0), ("500ms", 0.5), ("2m", 120.0), ("1h", 3600.0), ("1m30s", 90.0), ("1m 30s", 90.0),
-        ("30", 30.0), ("2.5", 2.5), ("1.5s", 1.5), ("10 s", 10.0), ("250MS", 0.25),
+        ("30", 30.0), ("2.5", 2.5), ("1.5s", 1.5), ("10 s", 10.0), ("250MS", 0.25), ("7d", 604_800.0),
+        ("1d12h", 129_600.0),
     ])
     func durations(text: String, seconds: Double) {
         #expect(ManifestDuration.seconds(from: text) == seconds)

@@ -54,7 +54,10 @@ import WarmCacheTestSupport
             try FileManager.default.removeItem(at: bundleURL.appendingPathComponent("objects/" + blobs[0]))
             try Data([1, 2, 3]).write(to: bundleURL.appendingPathComponent("objects/" + blobs[blobs.count / 2]))
 
-            // 3. Random lookups, answered by the runtime, replayed by the Python reader.
+            // 3. Random lookups, answered by the runtime (from its in-memory index, and again by a
+            //    reader without one: they must agree), replayed by the Python reader.
+            #expect(bundle.prepareMemoryIndex() != nil)
+            let sqliteOnly = try CacheBundle(contentsOf: bundleURL, configuration: .init(memoryIndex: false))
             let identifiers = remote.map { SourceIdentifier($0).rawValue } + local.map { $0.key ?? $0.path }
             var lines: [String] = []
             for _ in 0..<1_500 {
@@ -64,6 +67,12 @@ import WarmCacheTestSupport
                     scale: request.scale, accepting: request.accept.map { ImageFormat(rawValue: $0)! },
                     fit: request.fit.flatMap(FitMode.Kind.init(rawValue:)), processors: request.filter,
                     preset: request.preset)
+                let fromSQLite = try sqliteOnly.bestImage(
+                    for: request.source, size: PointSize(width: request.width, height: request.height),
+                    scale: request.scale, accepting: request.accept.map { ImageFormat(rawValue: $0)! },
+                    fit: request.fit.flatMap(FitMode.Kind.init(rawValue:)), processors: request.filter,
+                    preset: request.preset)
+                #expect(answer?.cacheKey == fromSQLite?.cacheKey, "seed \(Self.seed): \(request)")
                 lines.append(try request.jsonLine(answer: answer?.cacheKey))
             }
             let lookups = scratch.path("lookups.jsonl")

@@ -34,8 +34,10 @@ enum CLI {
     }
 
     /// Starts `warm-cache arguments` in `directory`, output going to files there (no pipes to fill).
+    /// `environment` is added to this process's (proxy variables are removed unless given).
     /// - Parameter program: another program to run the same way instead of `warm-cache`.
-    static func start(_ arguments: [String], in directory: URL, program: URL? = nil) throws -> Running {
+    static func start(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
+                      program: URL? = nil) throws -> Running {
         guard let executable = program ?? executable else { throw CLIError.notBuilt }
         let id = UUID().uuidString
         let stdoutURL = directory.appendingPathComponent(".cli-\(id).out")
@@ -49,6 +51,10 @@ enum CLI {
         var environment = ProcessInfo.processInfo.environment
         environment["VIPS_WARNING"] = "0"
         environment["CI"] = "true"
+        for name in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"] {
+            environment[name] = nil
+        }
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
@@ -60,8 +66,9 @@ enum CLI {
     }
 
     /// Runs `warm-cache arguments` in `directory` to completion.
-    static func run(_ arguments: [String], in directory: URL) async throws -> Result {
-        try await start(arguments, in: directory).wait()
+    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws
+        -> Result {
+        try await start(arguments, in: directory, environment: environment).wait()
     }
 
     final class Running: @unchecked Sendable {

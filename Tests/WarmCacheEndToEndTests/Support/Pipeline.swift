@@ -64,7 +64,7 @@ struct UnexpectedRunFailure: Error, CustomStringConvertible {
     var error: WarmError
     var description: String {
         "the run failed (\(error.kind)): \(error.message)"
-            + (error.report.map { "; failures: " + $0.failures.map { "\($0.identifier): \($0.error ?? "")" }.joined(separator: "; ") } ?? "")
+            + (error.report.map { "; failures: " + $0.failures.map { "\($0.identifier): \($0.failure?.message ?? "")" }.joined(separator: "; ") } ?? "")
     }
 }
 

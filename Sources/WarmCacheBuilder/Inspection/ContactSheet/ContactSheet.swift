@@ -39,7 +39,7 @@ public struct ContactSheet: Sendable {
         /// The failure of a source in a warm run's report.
         public init(_ source: SourceReport) {
             self.init(identifier: source.identifier, location: source.location, listedAt: source.listedAt,
-                      reason: source.error ?? "failed")
+                      reason: source.failure?.message ?? "failed")
         }
     }
 

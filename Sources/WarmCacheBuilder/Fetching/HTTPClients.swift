@@ -1,0 +1,60 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+
+/// The HTTP clients of one fetcher: one for direct connections and one per proxy in use.
+///
+/// AsyncHTTPClient sets its proxy per client, so URLs that go through different proxies (or
+/// none, by `NO_PROXY`) need different clients; each keeps its own connection pool.
+struct HTTPClients: Sendable {
+    private let direct: HTTPClient
+    private let proxied: [ProxyServer: HTTPClient]
+    private let routes: ProxyRoutes
+
+    init(configuration: FetcherConfiguration, logger: Logger) {
+        routes = configuration.proxies
+        func make(_ proxy: ProxyServer?) -> HTTPClient {
+            var clientConfiguration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,  // followed by hand: scheme rule and hop count
+                timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9))),
+                connectionPool: .init(
+                    idleTimeout: .seconds(60),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.perHost),
+                decompression: .disabled)  // bytes on disk must be what the server sent
+            clientConfiguration.httpVersion = .automatic
+            clientConfiguration.proxy = proxy.map { proxy in
+                .server(host: proxy.host, port: proxy.port, authorization: proxy.username.map {
+                    .basic(username: $0.unredactedValue, password: proxy.password?.unredactedValue ?? "")
+                })
+            }
+            // The pool retries a failed connection (with backoff) until the connect timeout, which
+            // absorbs a slow moment; a host still refusing then fails its request with that error,
+            // which the fetcher does not retry (and remembers for the host's other downloads).
+            return HTTPClient(
+                eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                configuration: clientConfiguration,
+                backgroundActivityLogger: logger)
+        }
+        direct = make(nil)
+        var proxied: [ProxyServer: HTTPClient] = [:]
+        for proxy in [routes.http, routes.https].compactMap({ $0 }) where proxied[proxy] == nil {
+            proxied[proxy] = make(proxy)
+        }
+        self.proxied = proxied
+    }
+
+    /// The client for a request to `url`.
+    func client(for url: URL) -> HTTPClient {
+        routes.proxy(for: url).flatMap { proxied[$0] } ?? direct
+    }
+
+    /// Closes every connection of every client.
+    func shutdown() async throws {
+        var firstError: Error?
+        for client in [direct] + proxied.values {
+            // `client.shutdown()` is overloaded (async and future-returning); the future is unambiguous.
+            do { try await client.shutdown().get() } catch { firstError = firstError ?? error }
+        }
+        if let firstError { throw firstError }
+    }
+}
