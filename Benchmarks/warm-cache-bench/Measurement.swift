@@ -45,6 +45,14 @@ enum Measurement {
         #endif
     }
 
+    /// The system's 1-, 5- and 15-minute load averages, e.g. `load 2.31 2.05 1.90`: on a shared
+    /// machine, the context a wall-time figure needs.
+    static func loadAverage() -> String {
+        var loads = [Double](repeating: 0, count: 3)
+        guard getloadavg(&loads, 3) == 3 else { return "load unknown" }
+        return "load " + loads.map { format($0, 2) }.joined(separator: " ")
+    }
+
     /// Resident set size of this process now, in MiB (Linux: `/proc/self/statm`; elsewhere the peak).
     static func residentMiB() -> Double {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),

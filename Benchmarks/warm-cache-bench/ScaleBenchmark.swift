@@ -53,10 +53,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
                   count > 0 else { throw ValidationError("--sources takes positive counts, e.g. 1000,10000") }
             return count
         }
-        let environment = try Dictionary(toolEnv.map { pair -> (String, String) in
-            guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--tool-env takes KEY=VALUE") }
-            return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
-        }, uniquingKeysWith: { _, last in last })
+        let environment = try Self.environment(toolEnv)
         let tool = try self.tool.map { URL(fileURLWithPath: $0) } ?? WarmBenchmark.siblingExecutable("warm-cache")
         let workload = try photos.map { try ScaleWorkload.photos(in: $0, maxBytes: maxPhotoBytes, workDir: workDir) }
             ?? ScaleWorkload.generated(count: counts.max() ?? 0, workDir: workDir)
@@ -128,6 +125,14 @@ struct ScaleBenchmark: AsyncParsableCommand {
             rows.append(row)
         }
         print("\n" + ScaleRow.table(rows, peerProcesses: peerProcesses))
+    }
+
+    /// `--tool-env KEY=VALUE` options as an environment for the children.
+    static func environment(_ pairs: [String]) throws -> [String: String] {
+        try Dictionary(pairs.map { pair -> (String, String) in
+            guard let equals = pair.firstIndex(of: "=") else { throw ValidationError("--tool-env takes KEY=VALUE") }
+            return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+        }, uniquingKeysWith: { _, last in last })
     }
 
     /// The last line of a child's log, for a failure line.

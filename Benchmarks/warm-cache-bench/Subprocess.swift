@@ -12,6 +12,9 @@ enum Subprocess {
     /// How a child ended.
     struct Outcome {
         var seconds: Double
+        /// CPU time the child used (user + system), in seconds: on a shared machine, the part of
+        /// a wall time that does not depend on the other load.
+        var cpuSeconds: Double
         /// The child's peak resident set size, in MiB.
         var peakRSSMiB: Double
         /// The exit status, or the signal number when `signal` is true.
@@ -49,6 +52,38 @@ enum Subprocess {
     /// this process's environment.
     static func measure(_ path: String, _ arguments: [String], environment: [String: String] = [:],
                         output: Output = .discard) throws -> Outcome {
+        try start(path, arguments, environment: environment, output: output).wait()
+    }
+
+    /// A started child, measured when ``wait()`` reaps it.
+    struct Running {
+        let pid: pid_t
+        let started: UInt64
+
+        /// Waits for this child (only this one) and measures it: seconds from its start until it
+        /// is reaped, and its own peak RSS.
+        func wait() -> Outcome {
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+            let seconds = Double(Measurement.now() - started) / 1e9
+            let signal = status & 0x7f
+            #if canImport(Darwin)
+            let peak = Double(usage.ru_maxrss) / 1_048_576
+            #else
+            let peak = Double(usage.ru_maxrss) / 1024
+            #endif
+            let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+            return Outcome(seconds: seconds, cpuSeconds: cpu, peakRSSMiB: peak,
+                           status: signal == 0 ? (status >> 8) & 0xff : signal, signalled: signal != 0)
+        }
+    }
+
+    /// Starts `path arguments` without waiting for it, so several children can run at once.
+    /// `environment` entries are added to this process's environment.
+    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:],
+                      output: Output = .discard) throws -> Running {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { _, new in new }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
@@ -82,24 +117,13 @@ enum Subprocess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
 
         var pid: pid_t = 0
-        let start = Measurement.now()
+        let started = Measurement.now()
         let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             throw CocoaError(.fileReadUnknown, userInfo: [
                 NSLocalizedDescriptionKey: "cannot start \(path): \(String(cString: strerror(spawned)))",
             ])
         }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        let seconds = Double(Measurement.now() - start) / 1e9
-        let signal = status & 0x7f
-        #if canImport(Darwin)
-        let peak = Double(usage.ru_maxrss) / 1_048_576
-        #else
-        let peak = Double(usage.ru_maxrss) / 1024
-        #endif
-        return Outcome(seconds: seconds, peakRSSMiB: peak, status: signal == 0 ? (status >> 8) & 0xff : signal,
-                       signalled: signal != 0)
+        return Running(pid: pid, started: started)
     }
 }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// File-level housekeeping of a bundle's `objects/` directory, shared by everything that writes
 /// one (the builder's bundle writer, the updater).
@@ -26,6 +31,13 @@ package enum ObjectStore {
 
     /// The size of a file in bytes, or `nil` if it is not there.
     package static func fileSize(_ url: URL) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue
+        fileSize(atPath: url.path)
+    }
+
+    /// The size of the file at `path` in bytes (not following a final symbolic link), or `nil` if
+    /// it is not there. One `lstat`: writers call it once per blob.
+    package static func fileSize(atPath path: String) -> Int? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? Int(status.st_size) : nil
     }
 }

@@ -25,6 +25,8 @@ import WarmCache
 public final class BundleWriter: Sendable {
     public let bundleURL: URL
     public let generator: String
+    /// `bundleURL.path`, for building blob paths without `URL` arithmetic per blob.
+    private let bundlePath: String
 
     private var objectsURL: URL { bundleURL.appendingPathComponent(BundleFormat.objectsDirectoryName) }
     private var stagingURL: URL { bundleURL.appendingPathComponent(".tmp") }
@@ -51,6 +53,7 @@ public final class BundleWriter: Sendable {
 
     init(bundleURL: URL, generator: String, injectFault: @escaping @Sendable (Stage) throws -> Void) {
         self.bundleURL = bundleURL.standardizedFileURL
+        bundlePath = self.bundleURL.path
         self.generator = generator
         self.injectFault = injectFault
     }
@@ -127,37 +130,51 @@ public final class BundleWriter: Sendable {
     /// index that lists it is published. Thread-safe.
     @discardableResult
     public func adoptBlob(at file: URL, sha256: String, format: ImageFormat, byteCount: Int) throws -> StoredBlob {
-        let destination = blobURL(sha256: sha256, format: format)
-        guard BundleWriter.fileSize(file) == byteCount else {
+        try adoptBlob(atPath: file.path, sha256: sha256, format: format, byteCount: byteCount)
+    }
+
+    /// ``adoptBlob(at:sha256:format:byteCount:)`` with a path: a merge adopts hundreds of thousands
+    /// of blobs, and building a `URL` for each costs more than linking it.
+    @discardableResult
+    package func adoptBlob(atPath file: String, sha256: String, format: ImageFormat,
+                           byteCount: Int) throws -> StoredBlob {
+        let objectPath = BundleFormat.objectPath(sha256: sha256, format: format)
+        let destination = bundlePath + "/" + objectPath
+        guard ObjectStore.fileSize(atPath: file) == byteCount else {
             throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
-                                    detail: "\(file.path) is missing or is not \(byteCount) bytes")
+                                    detail: "\(file) is missing or is not \(byteCount) bytes")
         }
-        if hasBlob(sha256: sha256, format: format, byteCount: byteCount) {
-            return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: false)
-        }
-        try fileSystem("adding blob \(destination.lastPathComponent)") {
-            let fanout = destination.deletingLastPathComponent()
-            if fanouts.withLock({ !$0.contains(fanout.lastPathComponent) }) {
-                try FileManager.default.createDirectory(at: fanout, withIntermediateDirectories: true)
-                fanouts.withLock { _ = $0.insert(fanout.lastPathComponent) }
+        let fanout = String(sha256.prefix(2))
+        if fanouts.withLock({ !$0.contains(fanout) }) {
+            try fileSystem("adding blob \(objectPath)") {
+                try FileManager.default.createDirectory(
+                    at: URL(fileURLWithPath: destination).deletingLastPathComponent(), withIntermediateDirectories: true)
             }
-            // A hard link is one directory entry; across file systems (or where links are not
-            // allowed) the bytes are copied, through .tmp/ so the blob appears whole. A wrong-sized
-            // leftover at the destination is replaced.
-            if link(file.path, destination.path) != 0 {
-                let data = try Data(contentsOf: file, options: .mappedIfSafe)
+            fanouts.withLock { _ = $0.insert(fanout) }
+        }
+        // A hard link is one directory entry. An existing file of the right size is the blob
+        // already (content addressing); a wrong-sized leftover is replaced. Across file systems
+        // (or where links are not allowed) the bytes are copied, through .tmp/ so the blob
+        // appears whole.
+        if link(file, destination) != 0 {
+            if errno == EEXIST, ObjectStore.fileSize(atPath: destination) == byteCount {
+                return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: false)
+            }
+            try fileSystem("adding blob \(objectPath)") {
+                let data = try Data(contentsOf: URL(fileURLWithPath: file), options: .mappedIfSafe)
                 let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
                 try DurableFile.write(data, to: temporary, flush: false)
-                try DurableFile.move(temporary, to: destination)
+                try DurableFile.move(temporary, to: URL(fileURLWithPath: destination))
             }
         }
-        try withStaging { try $0.recordAdded(destination.path) }
+        try withStaging { try $0.recordAdded(destination) }
         return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: true)
     }
 
     /// Whether the store has a file for this blob with the right size (no content check).
     public func hasBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
-        BundleWriter.fileSize(blobURL(sha256: sha256, format: format)) == byteCount
+        ObjectStore.fileSize(atPath: bundlePath + "/" + BundleFormat.objectPath(sha256: sha256, format: format))
+            == byteCount
     }
 
     /// Whether a blob that a run means to reuse is intact: present, of its size, and its bytes hash
@@ -182,38 +199,14 @@ public final class BundleWriter: Sendable {
         }
     }
 
-    /// How ``merge(_:)-variant`` staged a variant read from another bundle.
-    package enum MergedVariant: Sendable, Equatable {
-        /// Newly staged: its blob must be added to the store.
-        case added
-        /// Staged before with the same row; its presets are now united with the staged ones.
-        case present
-        /// Staged before with a different row (another blob, size or alpha): this one is not staged.
-        case differs(staged: BundleContents.Variant)
-    }
-
-    /// Stages a source read from another bundle (`warm-cache merge`) unless its identifier is
-    /// staged. Returns `nil` when staged now or staged before with the same row; else the row
-    /// staged before, which differs. Thread-safe.
-    package func merge(_ source: BundleContents.Source) throws -> BundleContents.Source? {
-        try withStaging { builder in
-            guard let staged = try builder.addUnlessStaged(source), staged != source else { return nil }
-            return staged
-        }
-    }
-
-    /// Stages a variant read from another bundle (`warm-cache merge`): a key staged before must
-    /// have the same row apart from its presets, which are united. Rows go to the same staging
-    /// database as a warm's, a batch at a time, so a merge of any size holds no rows in memory.
+    /// Stages the index rows of another bundle (`warm-cache merge`) that are not staged yet, with
+    /// the same staging database and publication as a warm's rows. A source or key staged before
+    /// must have the same row (presets aside, which are united): otherwise nothing of `bundle` is
+    /// staged and the conflict is returned. Blobs are added separately (``adoptBlob(at:sha256:format:byteCount:)``).
     /// Thread-safe.
-    package func merge(_ variant: BundleContents.Variant) throws -> MergedVariant {
+    func mergeIndex(of bundle: URL) throws -> IndexBuilder.MergeConflict? {
         try withStaging { builder in
-            guard let staged = try builder.addUnlessStaged(variant) else { return .added }
-            var same = variant
-            same.presets = staged.presets
-            guard same == staged else { return .differs(staged: staged) }
-            try builder.addPresets(variant.presets, to: variant.key)
-            return .present
+            try builder.merge(indexAt: bundle.appendingPathComponent(BundleFormat.indexFileName).path)
         }
     }
 

@@ -5,9 +5,10 @@ import WarmCache
 /// bundle: `warm-cache merge -o Images.warmcache PART...`.
 ///
 /// - Index rows are unioned and written by the same ``BundleWriter`` and index builder as `warm`,
-///   so the shards of a manifest merge into exactly the bundle one unsharded run writes. Rows are
-///   streamed part by part into the writer's on-disk staging index, never collected: memory stays
-///   flat however many sources the parts hold (100,000 sources x 6 variants: see the README).
+///   so the shards of a manifest merge into exactly the bundle one unsharded run writes. Each
+///   part's rows go into the writer's on-disk staging index set-wise, inside SQLite, never
+///   through memory: memory stays flat however many sources the parts hold (100,000 sources x
+///   6 variants: see the README).
 /// - Blobs are deduplicated by hash and hard-linked from the parts where the file system allows
 ///   (copied otherwise), so a merge costs file-system operations, not bytes.
 /// - Parts must belong together: the same format version, tool version and manifest fingerprint;
@@ -91,34 +92,37 @@ public struct BundleMerger: Sendable {
         }
     }
 
-    /// Streams one part's rows into the writer's staging index (sources first, then variants) and
-    /// adds the blobs of its new variants; returns how many blobs were added. Rows another part
-    /// staged before must be identical (presets aside): else the error names both parts.
+    /// Stages one part's index rows in the writer's staging index (set-wise, inside SQLite) and
+    /// adds its blobs; returns how many blobs were added. Rows another part staged before must be
+    /// identical (presets aside): else the error names both parts.
     private func stage(_ part: BundlePart, earlier: ArraySlice<BundlePart>, into writer: BundleWriter) throws -> Int {
-        try part.forEachSource { source in
-            guard let staged = try writer.merge(source) else { return }
-            let other = try earlier.first { try $0.source(source.identifier) != nil }
-            throw incompatible("source \(source.identifier) differs between "
-                + "\(other?.name ?? "an earlier part") (original \(staged.contentSHA256.prefix(12))…) "
-                + "and \(part.name) (original \(source.contentSHA256.prefix(12))…): the parts come "
+        let conflict: IndexBuilder.MergeConflict?
+        do {
+            conflict = try writer.mergeIndex(of: part.url)
+        } catch let error as BundleWriterError where error.kind == .inconsistentContents {
+            throw BundleMergeError(.unreadablePart, "cannot merge \(part.name): its index cannot be merged: "
+                + "\(error.detail) (run warm-cache verify on it)")
+        }
+        switch conflict {
+        case nil:
+            break
+        case .source(let identifier, let staged, let incoming):
+            let other = try earlier.first { try $0.has(SourceIdentifier(verbatim: identifier)) }
+            throw incompatible("source \(identifier) differs between "
+                + "\(other?.name ?? "an earlier part") (original \(staged.prefix(12))…) "
+                + "and \(part.name) (original \(incoming.prefix(12))…): the parts come "
                 + "from different runs; warm them again from the same originals")
+        case .variant(let key, let staged, let incoming):
+            let other = try earlier.first { try $0.has(cacheKey: key) }
+            throw incompatible("\(key) is in \(other?.name ?? "an earlier part") as blob "
+                + "\(staged.prefix(12))… and in \(part.name) as blob \(incoming.prefix(12))…: two different "
+                + "images for one key. Warm the parts with the same warm-cache and libvips, from the same originals")
         }
         var added = 0
-        try part.forEachVariant { variant in
-            switch try writer.merge(variant) {
-            case .added:
-                if try writer.adoptBlob(at: part.blobURL(of: variant), sha256: variant.blobSHA256,
-                                        format: variant.key.spec.format, byteCount: variant.byteCount).written {
-                    added += 1
-                }
-            case .present:
-                break
-            case .differs(let staged):
-                let other = try earlier.first { try $0.variant(variant.key) != nil }
-                throw incompatible("\(variant.key.rawValue) is in \(other?.name ?? "an earlier part") as blob "
-                    + "\(staged.blobSHA256.prefix(12))… and in \(part.name) as blob "
-                    + "\(variant.blobSHA256.prefix(12))…: two different images for one key. "
-                    + "Warm the parts with the same warm-cache and libvips, from the same originals")
+        try part.forEachBlob { sha256, format, byteCount in
+            if try writer.adoptBlob(atPath: part.blobPath(sha256: sha256, format: format), sha256: sha256,
+                                    format: format, byteCount: byteCount).written {
+                added += 1
             }
         }
         return added

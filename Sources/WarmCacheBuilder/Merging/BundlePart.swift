@@ -1,7 +1,7 @@
 import Foundation
 import WarmCache
 
-/// One bundle given to `warm-cache merge`: what its `meta` says, read when opened, and its rows,
+/// One bundle given to `warm-cache merge`: what its `meta` says, read when opened, and its blobs,
 /// streamed on request (never held: a merge's memory does not grow with the parts' size).
 struct BundlePart {
     let url: URL
@@ -10,12 +10,14 @@ struct BundlePart {
     let fingerprint: String?
     let shard: Shard?
     private let bundle: CacheBundle
+    private let path: String
 
     /// The path as the user gave it, for messages.
     var name: String { url.path }
 
     init(url: URL) throws(BundleMergeError) {
         self.url = url
+        path = url.path
         do {
             bundle = try CacheBundle(contentsOf: url)
         } catch {
@@ -39,31 +41,46 @@ struct BundlePart {
         }
     }
 
-    /// The file of a blob this part's index references.
-    func blobURL(of variant: BundleContents.Variant) -> URL {
-        url.appendingPathComponent(BundleFormat.objectPath(sha256: variant.blobSHA256, format: variant.key.spec.format))
+    /// The path of a blob in this part (a string: a merge builds hundreds of thousands).
+    func blobPath(sha256: String, format: ImageFormat) -> String {
+        path + "/" + BundleFormat.objectPath(sha256: sha256, format: format)
     }
 
     // MARK: Rows
 
-    /// Calls `body` with every source of the part.
-    func forEachSource(_ body: (BundleContents.Source) throws -> Void) throws {
-        try reading { connection in try IndexRows.forEachSource(connection, body) }
+    /// Calls `body` with the blob of every variant of the part (a blob shared by several
+    /// variants comes once per variant), streamed from its index.
+    func forEachBlob(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
+        try reading { connection in
+            let statement = try connection.statement("SELECT blob_sha256, format, byte_count FROM variants")
+            defer { try? statement.reset() }
+            while try statement.step() {
+                let text = statement.text(1)
+                guard let format = ImageFormat(rawValue: text) else {
+                    throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index lists a blob in "
+                        + "the unknown format '\(text)' (run warm-cache verify on it)")
+                }
+                try body(statement.text(0), format, statement.int(2))
+            }
+        }
     }
 
-    /// Calls `body` with every variant of the part, with its presets.
-    func forEachVariant(_ body: (BundleContents.Variant) throws -> Void) throws {
-        try reading { connection in try IndexRows.forEachVariant(connection, body) }
+    /// Whether this part's index has a row for the source.
+    func has(_ source: SourceIdentifier) throws -> Bool {
+        try exists("SELECT 1 FROM sources WHERE source = ?", source.rawValue)
     }
 
-    /// This part's row for a source, if it has one.
-    func source(_ identifier: SourceIdentifier) throws -> BundleContents.Source? {
-        try reading { connection in try IndexRows.source(identifier, in: connection) }
+    /// Whether this part's index has a row for the variant key.
+    func has(cacheKey: String) throws -> Bool {
+        try exists("SELECT 1 FROM variants WHERE cache_key = ?", cacheKey)
     }
 
-    /// This part's row for a variant key, if it has one.
-    func variant(_ key: VariantKey) throws -> BundleContents.Variant? {
-        try reading { connection in try IndexRows.variant(key.rawValue, in: connection) }
+    private func exists(_ sql: String, _ value: String) throws -> Bool {
+        try reading { connection in
+            let statement = try connection.statement(sql)
+            defer { try? statement.reset() }
+            return try statement.bind(.text(value)).step()
+        }
     }
 
     /// Runs a read of this part's index. Errors of the index itself name the part; errors thrown by
@@ -75,8 +92,6 @@ struct BundlePart {
             throw error
         } catch let error as BundleWriterError {
             throw error
-        } catch let error as IndexRows.NonCanonicalKey {
-            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): \(error)")
         } catch {
             throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index cannot be read: \(error)")
         }
