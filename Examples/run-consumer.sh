@@ -54,7 +54,8 @@ if "${plugin[@]}" plan missing-manifest.yml < /dev/null > "$logs/failure" 2>&1; 
   fail "the plugin succeeded with a manifest that does not exist"
 fi
 cat "$logs/failure"
-expect "$logs/failure" "error: invalid manifest (exit 65)"
+expect "$logs/failure" "cannot read the manifest"
+expect "$logs/failure" "error: warm-cache failed (exit 1)"
 
 step "run: swift run ConsumerApp"
 swift run --scratch-path "$scratch" ConsumerApp < /dev/null 2>&1 | tee "$logs/run" || fail "ConsumerApp failed"
