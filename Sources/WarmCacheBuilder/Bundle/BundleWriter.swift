@@ -171,6 +171,80 @@ public final class BundleWriter: Sendable {
         return StoredBlob(sha256: sha256, format: format, byteCount: byteCount, written: true)
     }
 
+    /// ``adoptBlob(atPath:sha256:format:byteCount:)`` for many blobs of the bundle at
+    /// `sourceBundlePath` at once (`warm-cache merge`): hard links are made on every core, with
+    /// paths relative to both `objects/` folders. A blob that cannot be linked (another file
+    /// system, a wrong-sized leftover in the way) takes the one-by-one path, which copies or
+    /// replaces. Returns how many blobs were added. Thread-safe.
+    package func adoptBlobs(_ blobs: [(sha256: String, format: ImageFormat, byteCount: Int)],
+                            fromBundleAt sourceBundlePath: String) throws -> Int {
+        guard !blobs.isEmpty else { return 0 }
+        try fileSystem("creating the objects folder") {
+            try FileManager.default.createDirectory(at: objectsURL, withIntermediateDirectories: true)
+        }
+        guard let source = ObjectsFolder(bundlePath: sourceBundlePath),
+              let destination = ObjectsFolder(bundlePath: bundlePath) else {
+            return try blobs.reduce(0) { added, blob in
+                try adoptBlob(atPath: sourceBundlePath + "/" + BundleFormat.objectPath(sha256: blob.sha256,
+                                                                                       format: blob.format),
+                              sha256: blob.sha256, format: blob.format, byteCount: blob.byteCount).written
+                    ? added + 1 : added
+            }
+        }
+        enum Outcome { case added, present, missing, oneByOne }
+        let shared = Locked([Outcome](repeating: .oneByOne, count: blobs.count))
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var mine: [(Int, Outcome)] = []
+            for index in stride(from: worker, to: blobs.count, by: workers) {
+                let blob = blobs[index]
+                let path = ObjectsFolder.relativePath(sha256: blob.sha256, format: blob.format)
+                guard source.fileSize(path) == blob.byteCount else {
+                    mine.append((index, .missing))
+                    continue
+                }
+                var error = source.link(path, into: destination)
+                if error == ENOENT {
+                    // The fan-out folder is new: created only for a blob that is there to link.
+                    let fanout = String(blob.sha256.prefix(2))
+                    if destination.makeFolder(fanout) {
+                        fanouts.withLock { _ = $0.insert(fanout) }
+                        error = source.link(path, into: destination)
+                    }
+                }
+                switch error {
+                case nil: mine.append((index, .added))
+                case EEXIST where destination.fileSize(path) == blob.byteCount: mine.append((index, .present))
+                default: mine.append((index, .oneByOne))
+                }
+            }
+            shared.withLock { outcomes in
+                for (index, outcome) in mine { outcomes[index] = outcome }
+            }
+        }
+        let outcomes = shared.withLock { $0 }
+        // Every link made is recorded before any error is raised, so that abandoning the run
+        // removes them all.
+        var added = 0
+        try withStaging { builder in
+            for (blob, outcome) in zip(blobs, outcomes) where outcome == .added {
+                try builder.recordAdded(bundlePath + "/" + BundleFormat.objectPath(sha256: blob.sha256,
+                                                                                   format: blob.format))
+                added += 1
+            }
+        }
+        for (blob, outcome) in zip(blobs, outcomes) where outcome == .missing || outcome == .oneByOne {
+            let path = sourceBundlePath + "/" + BundleFormat.objectPath(sha256: blob.sha256, format: blob.format)
+            // The one-by-one path names a missing blob, copies across file systems and replaces
+            // a damaged leftover.
+            if try adoptBlob(atPath: path, sha256: blob.sha256, format: blob.format,
+                             byteCount: blob.byteCount).written {
+                added += 1
+            }
+        }
+        return added
+    }
+
     /// Whether the store has a file for this blob with the right size (no content check).
     public func hasBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
         ObjectStore.fileSize(atPath: bundlePath + "/" + BundleFormat.objectPath(sha256: sha256, format: format))
@@ -267,9 +341,11 @@ public final class BundleWriter: Sendable {
                         shard: Shard?) throws -> CommitSummary {
         var blobCount = 0
         var blobBytes = 0
+        let objects = ObjectsFolder(bundlePath: bundlePath)
         do {
             try builder.forEachBlob { sha256, format, byteCount in
-                guard hasBlob(sha256: sha256, format: format, byteCount: byteCount) else {
+                let size = objects?.fileSize(ObjectsFolder.relativePath(sha256: sha256, format: format))
+                guard size == byteCount else {
                     throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
                                             detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "
                                                 + "is missing or has the wrong size")

@@ -23,19 +23,30 @@ final class IndexBuilder {
     private static let batchSize = 512
 
     /// The staging database has the index's own schema; its source ids are provisional (the
-    /// order rows arrived in) and are renumbered at publication. Two additions: an index to find
-    /// the variants of a blob (garbage collection), and the blobs this run added.
+    /// order rows arrived in) and are renumbered at publication. One addition: the blobs this run
+    /// added, appended in the order they came (a path may come twice, which is harmless).
+    ///
+    /// Rows arrive in no useful order, so nothing is indexed that the run itself does not read:
+    /// the index that finds the variants of a blob is built once, sorted, when it is first needed
+    /// (``blobIndex``), instead of growing by one random insert per variant.
     private static let stagingSetup = """
         PRAGMA journal_mode = OFF;
         PRAGMA synchronous = OFF;
         """
     private static let stagingAdditions = """
-        CREATE INDEX variants_by_blob ON variants (blob_sha256);
         CREATE TABLE added_blobs (
-            path TEXT PRIMARY KEY NOT NULL
-        ) WITHOUT ROWID;
+            path TEXT NOT NULL
+        );
         BEGIN;
         """
+
+    /// The staging index of blobs (covering what ``forEachBlob(_:)`` and
+    /// ``references(sha256:fileExtension:)`` read), created by the first of them.
+    private static let blobIndex = """
+        CREATE INDEX variants_by_blob ON variants (blob_sha256, format, byte_count)
+        """
+
+    private var blobsIndexed = false
 
     /// Creates an empty staging database at `stagingPath` (replacing any file there).
     init(generator: String, stagingPath: String) throws {
@@ -53,7 +64,7 @@ final class IndexBuilder {
     /// Removes the staging file.
     func discard() {
         staging.finalizeStatements()
-        if !published { try? staging.execute("COMMIT") }
+        try? staging.execute("COMMIT")
         try? FileManager.default.removeItem(atPath: stagingPath)
     }
 
@@ -222,7 +233,7 @@ final class IndexBuilder {
     /// Notes a blob file this run created (absent before), to flush it before publishing, or to
     /// remove it if the run is abandoned.
     func recordAdded(_ path: String) throws {
-        try staging.statement("INSERT OR IGNORE INTO added_blobs (path) VALUES (?)").bind(.text(path)).run()
+        try staging.statement("INSERT INTO added_blobs (path) VALUES (?)").bind(.text(path)).run()
     }
 
     /// Calls `body` with the path of every blob recorded by ``recordAdded(_:)``.
@@ -254,6 +265,7 @@ final class IndexBuilder {
 
     /// Calls `body` with every distinct blob the staged variants reference.
     func forEachBlob(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
+        try indexBlobs()
         let statement = try staging.statement(
             "SELECT DISTINCT blob_sha256, format, byte_count FROM variants ORDER BY blob_sha256, format")
         defer { try? statement.reset() }
@@ -263,8 +275,16 @@ final class IndexBuilder {
         }
     }
 
+    /// Builds the staging index of blobs once, when it is first read.
+    private func indexBlobs() throws {
+        guard !blobsIndexed else { return }
+        try staging.execute(Self.blobIndex)
+        blobsIndexed = true
+    }
+
     /// Whether a staged variant references the blob `sha256` in `format`'s file.
     func references(sha256: String, fileExtension: String) throws -> Bool {
+        try indexBlobs()
         let statement = try staging.statement("SELECT format FROM variants WHERE blob_sha256 = ?")
         defer { try? statement.reset() }
         _ = try statement.bind(.text(sha256))
@@ -351,6 +371,10 @@ final class IndexBuilder {
         connection.finalizeStatements()
         try connection.execute("DETACH DATABASE staging")
         try connection.execute("PRAGMA optimize")
+        // What follows (garbage collection) asks one question per blob file: in one read
+        // transaction, instead of SQLite taking and dropping its file locks and re-reading the
+        // header for every one.
+        try staging.execute("BEGIN")
     }
 
     private static func quoted(_ text: String) -> String {

@@ -119,14 +119,21 @@ public struct BundleMerger: Sendable {
                 + "images for one key. Warm the parts with the same warm-cache and libvips, from the same originals")
         }
         var added = 0
+        var batch: [(sha256: String, format: ImageFormat, byteCount: Int)] = []
+        batch.reserveCapacity(Self.linkBatch)
         try part.forEachBlob { sha256, format, byteCount in
-            if try writer.adoptBlob(atPath: part.blobPath(sha256: sha256, format: format), sha256: sha256,
-                                    format: format, byteCount: byteCount).written {
-                added += 1
+            batch.append((sha256, format, byteCount))
+            if batch.count == Self.linkBatch {
+                added += try writer.adoptBlobs(batch, fromBundleAt: part.url.path)
+                batch.removeAll(keepingCapacity: true)
             }
         }
-        return added
+        return added + (try writer.adoptBlobs(batch, fromBundleAt: part.url.path))
     }
+
+    /// Blobs linked at once (in parallel): large enough to keep every core busy, small enough
+    /// that memory does not grow with the part.
+    private static let linkBatch = 4096
 
     // MARK: Checks
 

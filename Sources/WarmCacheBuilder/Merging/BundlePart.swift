@@ -3,21 +3,22 @@ import WarmCache
 
 /// One bundle given to `warm-cache merge`: what its `meta` says, read when opened, and its blobs,
 /// streamed on request (never held: a merge's memory does not grow with the parts' size).
+///
+/// The part's index is opened for each read and closed after it: a reader maps its index into
+/// memory, and a merge of many large parts would otherwise keep every part's pages resident.
 struct BundlePart {
     let url: URL
     let formatVersion: String
     let generator: String
     let fingerprint: String?
     let shard: Shard?
-    private let bundle: CacheBundle
-    private let path: String
 
     /// The path as the user gave it, for messages.
     var name: String { url.path }
 
     init(url: URL) throws(BundleMergeError) {
         self.url = url
-        path = url.path
+        let bundle: CacheBundle
         do {
             bundle = try CacheBundle(contentsOf: url)
         } catch {
@@ -39,11 +40,6 @@ struct BundlePart {
                 throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its shard '\(text)' is not I/N")
             }
         }
-    }
-
-    /// The path of a blob in this part (a string: a merge builds hundreds of thousands).
-    func blobPath(sha256: String, format: ImageFormat) -> String {
-        path + "/" + BundleFormat.objectPath(sha256: sha256, format: format)
     }
 
     // MARK: Rows
@@ -87,7 +83,9 @@ struct BundlePart {
     /// the caller's body (conflicts, writing the output) pass through unchanged.
     private func reading<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         do {
-            return try bundle.query(body)
+            let connection = try SQLiteConnection(
+                path: url.appendingPathComponent(BundleFormat.indexFileName).path, readOnly: true)
+            return try body(connection)
         } catch let error as BundleMergeError {
             throw error
         } catch let error as BundleWriterError {
