@@ -46,6 +46,38 @@ import WarmCache
         #expect(try BundleFixtures.snapshot(output) == BundleFixtures.snapshot(whole))
     }
 
+    /// Parts on another file system (here tmpfs, when the machine has one) cannot be hard-linked:
+    /// their blobs are copied, and the merged bundle is the same.
+    @Test func partsOnAnotherFileSystemAreCopied() throws {
+        let memory = URL(fileURLWithPath: "/dev/shm")
+        let directory = try BundleFixtures.temporaryDirectory("merge-copy")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func device(_ url: URL) -> Int? {
+            (try? FileManager.default.attributesOfFileSystem(forPath: url.path))?[.systemNumber] as? Int
+        }
+        let partsDirectory: URL
+        if let shm = device(memory), shm != device(directory) {
+            partsDirectory = memory.appendingPathComponent("warm-cache-merge-\(UUID().uuidString)")
+        } else {
+            partsDirectory = directory.appendingPathComponent("parts")  // no second file system here
+        }
+        try FileManager.default.createDirectory(at: partsDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: partsDirectory) }
+        let (parts, whole) = try Self.shardedParts(partsDirectory, sources: 12, count: 2)
+        let output = directory.appendingPathComponent("merged.warmcache")
+
+        let summary = try BundleMerger(parts: parts, output: output).merge()
+        #expect(summary.sources == 12 && summary.blobsAdded == 72)
+        #expect(try BundleFixtures.snapshot(output) == BundleFixtures.snapshot(whole))
+        #expect(try BundleVerifier(bundleURL: output).verify().isValid)
+        if partsDirectory.path.hasPrefix(memory.path) {
+            let bundle = try CacheBundle(contentsOf: output)
+            let image = try #require(try bundle.images(for: SourceIdentifier("https://cdn.example.com/s0.jpg")).first)
+            let links = try FileManager.default.attributesOfItem(atPath: image.fileURL.path)[.referenceCount]
+            #expect((links as? NSNumber)?.intValue == 1, "a copy, not a link")
+        }
+    }
+
     @Test func identicalRowsInTwoPartsAreDeduplicated() throws {
         let directory = try BundleFixtures.temporaryDirectory("merge-dup")
         defer { try? FileManager.default.removeItem(at: directory) }
