@@ -9,14 +9,6 @@ public struct BundleReport: Sendable, Codable {
         public var bytes: Int
     }
 
-    public struct Entry: Sendable, Codable {
-        public var cacheKey: String
-        public var format: String
-        public var pixelWidth: Int
-        public var pixelHeight: Int
-        public var bytes: Int
-    }
-
     public var path: String
     public var formatVersion: String
     public var generator: String
@@ -33,7 +25,7 @@ public struct BundleReport: Sendable, Codable {
     /// By box, scale and fit, e.g. `320x_ @2x inside`.
     public var byVariant: [Group]
     public var byPreset: [Group]
-    public var largest: [Entry]
+    public var largest: [VariantReport]
 }
 
 /// Reads a bundle's index to describe it. Read-only; opens the bundle like the runtime library does.
@@ -61,15 +53,12 @@ public struct BundleInspector {
                 return result
             }
             let largestStatement = try connection.statement("""
-                SELECT cache_key, format, pixel_width, pixel_height, byte_count FROM variants
-                ORDER BY byte_count DESC, cache_key LIMIT ?
+                SELECT \(VariantReport.columns) FROM variants v ORDER BY v.byte_count DESC, v.cache_key LIMIT ?
                 """)
             try largestStatement.bind(.int(largest))
-            var entries: [BundleReport.Entry] = []
+            var entries: [VariantReport] = []
             while try largestStatement.step() {
-                entries.append(.init(cacheKey: largestStatement.text(0), format: largestStatement.text(1),
-                                     pixelWidth: largestStatement.int(2), pixelHeight: largestStatement.int(3),
-                                     bytes: largestStatement.int(4)))
+                entries.append(VariantReport(row: largestStatement))
             }
             return BundleReport(
                 path: bundleURL.path,
@@ -110,17 +99,7 @@ public struct BundleListing: Sendable, Codable {
         public var pixelHeight: Int
         /// Bytes of the original.
         public var bytes: Int
-        public var variants: [Variant]
-    }
-
-    public struct Variant: Sendable, Codable {
-        public var cacheKey: String
-        /// Presets that asked for this variant, sorted.
-        public var presets: [String]
-        public var format: String
-        public var pixelWidth: Int
-        public var pixelHeight: Int
-        public var bytes: Int
+        public var variants: [VariantReport]
     }
 
     public var path: String
@@ -156,17 +135,11 @@ extension BundleInspector {
                                      bytes: sourceRows.int(5), variants: []))
             }
             let variantRows = try connection.statement("""
-                SELECT v.source_id, v.cache_key, v.format, v.pixel_width, v.pixel_height, v.byte_count,
-                       (SELECT group_concat(preset, ',') FROM
-                           (SELECT preset FROM variant_presets p WHERE p.cache_key = v.cache_key ORDER BY preset))
-                FROM variants v ORDER BY v.source_id, v.cache_key
+                SELECT v.source_id, \(VariantReport.columns) FROM variants v ORDER BY v.source_id, v.cache_key
                 """)
             while try variantRows.step() {
                 guard let index = indexByID[variantRows.int(0)] else { continue }
-                let presets = variantRows.optionalText(6).map { $0.split(separator: ",").map(String.init) } ?? []
-                sources[index].variants.append(.init(
-                    cacheKey: variantRows.text(1), presets: presets, format: variantRows.text(2),
-                    pixelWidth: variantRows.int(3), pixelHeight: variantRows.int(4), bytes: variantRows.int(5)))
+                sources[index].variants.append(VariantReport(row: variantRows, at: 1))
             }
             return BundleListing(path: bundleURL.path, sources: sources)
         }

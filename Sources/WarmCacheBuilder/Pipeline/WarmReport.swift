@@ -140,21 +140,3 @@ public struct SourceFailure: Sendable, Codable, Equatable, CustomStringConvertib
     public var description: String { message }
 }
 
-/// One variant in a ``SourceReport``.
-public struct VariantReport: Sendable, Codable, Equatable {
-    public enum Action: String, Sendable, Codable {
-        /// Decoded and encoded in this run.
-        case encoded
-        /// Taken from an earlier run: same original bytes, same specs, same engine.
-        case reused
-    }
-
-    public var cacheKey: String
-    public var presets: [String]
-    public var format: String
-    public var pixelWidth: Int
-    public var pixelHeight: Int
-    public var bytes: Int
-    public var blob: String
-    public var action: Action
-}
