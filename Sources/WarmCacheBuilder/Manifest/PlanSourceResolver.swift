@@ -87,8 +87,10 @@ struct PlanSourceResolver {
             lineNumber += 1
             let line = Self.stripComment(rawLine)
             let leading = line.prefix { $0 == " " || $0 == "\t" }
-            let content = line.dropFirst(leading.count).trimmingCharacters(in: .whitespaces)
-            guard !content.isEmpty else { continue }
+            var trimmed = line.dropFirst(leading.count)
+            while let last = trimmed.last, last == " " || last == "\t" { trimmed = trimmed.dropLast() }
+            guard !trimmed.isEmpty else { continue }
+            let content = String(trimmed)
             listsAnything = true
             let location = ManifestLocation(file: filePath, line: lineNumber,
                                             column: leading.unicodeScalars.count + 1)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WarmCache
+import WarmCacheImaging
 @testable import WarmCacheBuilder
 
 @Suite struct ShardTests {
@@ -126,5 +127,38 @@ import WarmCache
         other.sources.removeLast()
         #expect(WarmPlan(manifestURL: plan.manifestURL, output: plan.output, fetch: plan.fetch,
                          sources: other.sources).fingerprint != plan.fingerprint)
+    }
+
+    /// The fingerprint follows what decides the bundle (identifiers, placeholders, every variant of
+    /// every source) and nothing else (the order of entries).
+    @Test func theManifestFingerprintFollowsEveryVariantOfEverySourceAndNotTheOrder() throws {
+        let thumb = PlannedVariant(preset: "thumb", request: VariantRequest(width: 64, height: 64, format: .fixed(.webp)))
+        let card = PlannedVariant(preset: "card", request: VariantRequest(width: 320, height: nil, format: .auto()))
+        func fingerprint(_ variants: [[PlannedVariant]], placeholders: PlaceholderKinds = .averageColor) -> String {
+            let sources = zip(Self.identifiers(variants.count), variants).map { identifier, variants in
+                PlannedSource(identifier: identifier, location: .remote(URL(string: identifier.rawValue)!),
+                              variants: variants, placeholders: placeholders,
+                              manifestLocation: ManifestLocation(file: "m.yml", line: 1, column: 1))
+            }
+            return WarmPlan(manifestURL: URL(fileURLWithPath: "/m.yml"), output: URL(fileURLWithPath: "/o.warmcache"),
+                            fetch: FetchSettings(), sources: sources).fingerprint
+        }
+        let base = fingerprint([[thumb, card], [thumb, card], [thumb]])
+        #expect(fingerprint([[thumb, card], [thumb, card], [thumb]]) == base)
+        var wider = card
+        wider.request.width = 321
+        #expect(fingerprint([[thumb, card], [thumb, wider], [thumb]]) != base, "one source's variant changed")
+        #expect(fingerprint([[thumb, card], [thumb], [thumb]]) != base, "one source lost a variant")
+        #expect(fingerprint([[thumb, card], [thumb, card], [card]]) != base)
+        #expect(fingerprint([[thumb, card], [thumb, card], [thumb]], placeholders: .blurHash) != base)
+        let sources = Self.identifiers(3).map { identifier in
+            PlannedSource(identifier: identifier, location: .remote(URL(string: identifier.rawValue)!),
+                          variants: [thumb], placeholders: .averageColor,
+                          manifestLocation: ManifestLocation(file: "m.yml", line: 1, column: 1))
+        }
+        let plan = WarmPlan(manifestURL: URL(fileURLWithPath: "/m.yml"), output: URL(fileURLWithPath: "/o.warmcache"),
+                            fetch: FetchSettings(), sources: sources)
+        #expect(WarmPlan(manifestURL: plan.manifestURL, output: plan.output, fetch: plan.fetch,
+                         sources: sources.reversed()).fingerprint == plan.fingerprint)
     }
 }
