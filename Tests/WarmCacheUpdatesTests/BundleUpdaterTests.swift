@@ -55,6 +55,29 @@ struct BundleUpdaterTests {
         try await server.shutdown()
     }
 
+    @Test("a server with only Last-Modified is revalidated with If-Modified-Since")
+    func lastModifiedOnly() async throws {
+        var published = try PublishedBundle(sources: 6)
+        let server = try await FixtureServer.start()
+        let published1 = Date(timeIntervalSince1970: 1_700_000_000)
+        try published.serve(on: server, lastModified: published1)
+        let local = temporaryUpdateDirectory()
+        let updater = try updater(server, into: local)
+        _ = try await updater.update()
+
+        server.resetStatistics()
+        let again = try await updater.update()
+        #expect(again.outcome == .upToDate && again.requests == 1 && server.bodyBytesSent == 0)
+        let request = try #require(server.requests(for: Self.prefix + "index.sqlite").first)
+        #expect(request.header("If-None-Match") == nil && request.header("If-Modified-Since") != nil)
+
+        try published.change([2])
+        try published.serve(on: server, lastModified: published1.addingTimeInterval(3600))
+        let changed = try await updater.update()
+        #expect(changed.outcome == .updated && changed.blobsDownloaded == 2)
+        try await server.shutdown()
+    }
+
     /// The figure README states: 2,000 sources (4,000 blobs), 1 % of the sources re-baked.
     @Test("after 1 % of 2,000 sources changed, an update transfers the index plus those sources' blobs")
     func onePercentOfTwoThousand() async throws {
@@ -98,11 +121,21 @@ struct BundleUpdaterTests {
         _ = try await updater.update()
         let generation1 = published.variants(of: 0).map(\.blobSHA256)
 
+        // A reader opened before an update (an app mid-scroll) keeps answering from the version
+        // it opened, with every image readable, after the switch.
+        let openBefore = try CacheBundle(contentsOf: local)
         try published.change([0])
         try published.serve(on: server)
         let second = try await updater.update()
         // Generation 1's blobs of source 0 stay: a reader opened before the switch may still use them.
         #expect(second.blobsRemoved == 0)
+        let seenBefore = try openBefore.images(for: PublishedBundle.source(0))
+        #expect(seenBefore.map(\.sha256).sorted() == generation1.sorted())
+        for image in seenBefore {
+            #expect(try image.data().count == image.byteCount)
+        }
+        let seenAfter = try CacheBundle(contentsOf: local).images(for: PublishedBundle.source(0))
+        #expect(Set(seenAfter.map(\.sha256)).isDisjoint(with: generation1), "a new reader sees the new version")
         let path = { (sha: String) in local.appendingPathComponent(BundleFormat.objectPath(sha256: sha, format: .jpeg)).path }
         #expect(generation1.allSatisfy { FileManager.default.fileExists(atPath: path($0)) })
 

@@ -60,13 +60,17 @@ struct PublishedBundle {
 
     var indexURL: URL { directory.appendingPathComponent(BundleFormat.indexFileName) }
 
-    /// Serves the directory at `prefix` (which ends in `/`), the index with an ETag of its content.
-    func serve(on server: FixtureServer, at prefix: String = "/pub/Images.warmcache/") throws {
+    /// Serves the directory at `prefix` (which ends in `/`), the index with an ETag of its content,
+    /// or, given `lastModified`, with only that validator (as a plain file server does).
+    func serve(on server: FixtureServer, at prefix: String = "/pub/Images.warmcache/",
+               lastModified: Date? = nil) throws {
         server.setRoute(prefix, .directory(directory))
         let index = try Data(contentsOf: indexURL)
         server.setRoute(prefix + BundleFormat.indexFileName,
-                        .resource(FixtureResource(body: Array(index), contentType: "application/vnd.sqlite3",
-                                                  etag: "\"\(ContentHash.sha256(index).prefix(16))\"")))
+                        .resource(FixtureResource(
+                            body: Array(index), contentType: "application/vnd.sqlite3",
+                            etag: lastModified == nil ? "\"\(ContentHash.sha256(index).prefix(16))\"" : nil,
+                            lastModified: lastModified)))
     }
 
     /// The path of a blob under `prefix` on the server.
