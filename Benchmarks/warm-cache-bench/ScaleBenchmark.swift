@@ -57,11 +57,11 @@ struct ScaleBenchmark: AsyncParsableCommand {
         let tool = try self.tool.map { URL(fileURLWithPath: $0) } ?? WarmBenchmark.siblingExecutable("warm-cache")
         let workload = try photos.map { try ScaleWorkload.photos(in: $0, maxBytes: maxPhotoBytes, workDir: workDir) }
             ?? ScaleWorkload.generated(count: counts.max() ?? 0, workDir: workDir)
-        print("scale benchmark: \(workload.description), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-            + "\(tool.path)\(environment.isEmpty ? "" : " with \(toolEnv.joined(separator: " "))")")
-
         let server = try LoopbackFileServer(root: workload.directory)
         defer { server.stop() }
+        print("scale benchmark: \(workload.description), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+            + "served by \(server.name), "
+            + "\(tool.path)\(environment.isEmpty ? "" : " with \(toolEnv.joined(separator: " "))")")
         var rows: [ScaleRow] = []
         for count in counts {
             let names = workload.names(count)
