@@ -30,6 +30,7 @@ public final class BundleWriter: Sendable {
 
     private var objectsURL: URL { bundleURL.appendingPathComponent(BundleFormat.objectsDirectoryName) }
     private var stagingURL: URL { bundleURL.appendingPathComponent(".tmp") }
+    private var stagingDirectoryPath: String { bundlePath + "/.tmp" }
     private var indexURL: URL { bundleURL.appendingPathComponent(BundleFormat.indexFileName) }
 
     public static let defaultGenerator = "warm-cache \(WarmCacheVersion.current)"
@@ -101,25 +102,27 @@ public final class BundleWriter: Sendable {
     @discardableResult
     public func storeBlob(_ data: Data, format: ImageFormat) throws -> StoredBlob {
         let sha256 = ContentHash.sha256(data)
-        let destination = blobURL(sha256: sha256, format: format)
-        let existing = BundleWriter.fileSize(destination)
+        let objectPath = BundleFormat.objectPath(sha256: sha256, format: format)
+        let destination = bundlePath + "/" + objectPath
+        let existing = ObjectStore.fileSize(atPath: destination)
         // An existing blob is kept only if it holds exactly these bytes: a damaged one is replaced.
-        if let existing, existing == data.count,
-           (try? Data(contentsOf: destination, options: .mappedIfSafe)) == data {
+        if let existing, existing == data.count, DurableFile.contents(atPath: destination) == data {
             return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: false)
         }
-        try fileSystem("storing blob \(destination.lastPathComponent)") {
-            let fanout = destination.deletingLastPathComponent()
-            if fanouts.withLock({ !$0.contains(fanout.lastPathComponent) }) {
-                try FileManager.default.createDirectory(at: fanout, withIntermediateDirectories: true)
-                fanouts.withLock { _ = $0.insert(fanout.lastPathComponent) }
+        try fileSystem("storing blob \(objectPath)") {
+            let fanout = String(sha256.prefix(2))
+            if fanouts.withLock({ !$0.contains(fanout) }) {
+                try FileManager.default.createDirectory(
+                    atPath: bundlePath + "/" + BundleFormat.objectsDirectoryName + "/" + fanout,
+                    withIntermediateDirectories: true)
+                fanouts.withLock { _ = $0.insert(fanout) }
             }
-            let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
-            try DurableFile.write(data, to: temporary, flush: false)
-            try DurableFile.move(temporary, to: destination)
+            let temporary = stagingDirectoryPath + "/" + sha256 + "." + UUID().uuidString
+            try DurableFile.write(data, toPath: temporary, flush: false)
+            try DurableFile.move(atPath: temporary, toPath: destination)
         }
         if existing == nil {
-            try withStaging { try $0.recordAdded(destination.path) }
+            try withStaging { try $0.recordAdded(destination) }
         }
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
@@ -255,9 +258,15 @@ public final class BundleWriter: Sendable {
     /// to its name. When it is not, the caller renders it again, and ``storeBlob(_:format:)``
     /// replaces the damaged file (atomically, by rename).
     public func hasIntactBlob(sha256: String, format: ImageFormat, byteCount: Int) -> Bool {
-        let url = blobURL(sha256: sha256, format: format)
-        guard BundleWriter.fileSize(url) == byteCount,
-              let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return false }
+        let path = bundlePath + "/" + BundleFormat.objectPath(sha256: sha256, format: format)
+        guard ObjectStore.fileSize(atPath: path) == byteCount else { return false }
+        let data: Data?
+        if byteCount <= 256 * 1024 {
+            data = DurableFile.contents(atPath: path)
+        } else {
+            data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+        }
+        guard let data, data.count == byteCount else { return false }
         return ContentHash.sha256(data) == sha256
     }
 

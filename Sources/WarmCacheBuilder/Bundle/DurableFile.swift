@@ -15,8 +15,15 @@ import Darwin
 enum DurableFile {
     /// Writes `data` to a new file at `url`, and flushes it unless `flush` is `false`.
     static func write(_ data: Data, to url: URL, flush: Bool = true) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw posixError("creating \(url.lastPathComponent)") }
+        try write(data, toPath: url.path, flush: flush)
+    }
+
+    /// Writes `data` to a new file at `path`, and flushes it unless `flush` is `false`. Hot paths
+    /// (a record or blob per source) pass paths: building and reading back a `URL` costs more
+    /// than the write.
+    static func write(_ data: Data, toPath path: String, flush: Bool = true) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw posixError("creating \(lastComponent(path))") }
         defer { close(descriptor) }
         try data.withUnsafeBytes { buffer in
             var offset = 0
@@ -24,20 +31,52 @@ enum DurableFile {
                 let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    throw posixError("writing \(url.lastPathComponent)")
+                    throw posixError("writing \(lastComponent(path))")
                 }
                 offset += written
             }
         }
-        guard !flush || fsync(descriptor) == 0 else { throw posixError("flushing \(url.lastPathComponent)") }
+        guard !flush || fsync(descriptor) == 0 else { throw posixError("flushing \(lastComponent(path))") }
     }
 
     /// Renames `source` to `destination` (replacing what was there), atomically but without
     /// flushing: after a power loss the rename may be lost, never half done.
     static func move(_ source: URL, to destination: URL) throws {
-        guard rename(source.path, destination.path) == 0 else {
-            throw posixError("renaming \(source.lastPathComponent) to \(destination.lastPathComponent)")
+        try move(atPath: source.path, toPath: destination.path)
+    }
+
+    /// ``move(_:to:)`` with paths.
+    static func move(atPath source: String, toPath destination: String) throws {
+        guard rename(source, destination) == 0 else {
+            throw posixError("renaming \(lastComponent(source)) to \(lastComponent(destination))")
         }
+    }
+
+    /// The whole content of the regular file at `path`, or `nil` if it cannot be read. For the
+    /// small files read once per source (records, memo entries, thumbnails being checked): one
+    /// `open`, `fstat`, `read` and `close`, no mapping.
+    static func contents(atPath path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        var data = Data(count: Int(status.st_size))
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = read(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
+    private static func lastComponent(_ path: String) -> Substring {
+        path.split(separator: "/").last ?? Substring(path)
     }
 
     /// Flushes every file and directory of the file system holding `url` with one `syncfs(2)`.

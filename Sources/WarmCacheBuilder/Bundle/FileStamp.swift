@@ -28,10 +28,10 @@ struct FileStamp: Codable, Sendable, Equatable {
         Date(timeIntervalSince1970: TimeInterval(modifiedSeconds) + TimeInterval(modifiedNanoseconds) / 1e9)
     }
 
-    /// The stamp of the regular file at `url` (symbolic links are not followed), or `nil`.
-    init?(of url: URL) {
+    /// The stamp of the regular file at `path` (symbolic links are not followed), or `nil`.
+    init?(atPath path: String) {
         var status = stat()
-        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
         size = Int(status.st_size)
         inode = UInt64(status.st_ino)
         #if canImport(Darwin)

@@ -18,6 +18,42 @@ struct OriginalAcquirer: Sendable {
         var status: SourceReport.Status
         var bytesDownloaded: Int
         var warning: String?
+        /// The record write this acquisition still owes the originals cache, left to the
+        /// pipeline's next blocking step (``writeRecord(of:)`` before the render) so that a
+        /// source costs one thread hop less.
+        var pendingRecord: PendingRecord?
+    }
+
+    /// A write to the originals cache that follows a request.
+    enum PendingRecord: Sendable {
+        /// A `304` with the validators on record: touch the record file.
+        case confirm(OriginalsCache.Entry)
+        /// A `304` with new validators, or for a record not saved under the file's stamp.
+        case revalidated(OriginalRecord, OriginalsCache.Entry)
+        /// A download just renamed into place: without its record the next run downloads again.
+        case downloaded(OriginalRecord, OriginalsCache.Entry)
+    }
+
+    /// Writes `acquired`'s pending record, if any. Blocking (file system): call it on a Dispatch
+    /// thread. A revalidation that cannot be written is dropped (it only costs a conditional
+    /// request next time); a download that cannot be recorded fails the source.
+    func writeRecord(of acquired: Acquired) throws(Failure) {
+        switch acquired.pendingRecord {
+        case nil:
+            return
+        case .confirm(let entry):
+            try? cache.confirm(entry)
+        case .revalidated(let record, let entry):
+            try? cache.save(record, at: entry)
+        case .downloaded(var record, let entry):
+            record.stamp = cache.stamp(for: entry)
+            do {
+                try cache.save(record, at: entry)
+            } catch {
+                throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
+                    + "\(cache.directory.path): \(error.localizedDescription)"), bytesDownloaded: record.byteCount)
+            }
+        }
     }
 
     /// A failure to obtain the original, as the report shows it.
@@ -47,10 +83,11 @@ struct OriginalAcquirer: Sendable {
     }
 
     private func acquireRemote(_ url: URL, identifier: SourceIdentifier) async throws(Failure) -> Acquired {
-        let destination = cache.dataURL(for: identifier)
         let cache = self.cache
+        let entry = cache.entry(for: identifier)
+        let destination = entry.dataURL
         // Checking a cached original stats (and may hash) its file: blocking, kept off the cooperative pool.
-        let found = await BlockingWork.run { cache.validRecord(for: identifier) }
+        let found = await BlockingWork.run { cache.validRecord(at: entry) }
         let record = found?.record
         func cached(_ record: OriginalRecord, warning: String? = nil) -> Acquired {
             Acquired(fileURL: destination, sha256: record.sha256, status: .cached, bytesDownloaded: 0, warning: warning)
@@ -96,32 +133,15 @@ struct OriginalAcquirer: Sendable {
             record.etag = validators.etag ?? record.etag
             record.lastModified = validators.lastModified ?? record.lastModified
             record.checkedAt = Date()
-            let revalidated = record, isSaved = unchanged && found?.isSaved == true
-            // A lost record (or confirmation) only costs a conditional request next time.
-            try? await BlockingWork.run {
-                if isSaved {
-                    try cache.confirm(identifier)
-                } else {
-                    try cache.save(revalidated, for: identifier)
-                }
-            }
-            return Acquired(fileURL: destination, sha256: record.sha256, status: .revalidated, bytesDownloaded: 0)
+            let isSaved = unchanged && found?.isSaved == true
+            return Acquired(fileURL: destination, sha256: record.sha256, status: .revalidated, bytesDownloaded: 0,
+                            pendingRecord: isSaved ? .confirm(entry) : .revalidated(record, entry))
         case .downloaded(let original):
             let fresh = OriginalRecord(identifier: identifier.rawValue, sha256: original.sha256,
                                        byteCount: original.byteCount, etag: original.validators.etag,
                                        lastModified: original.validators.lastModified, checkedAt: Date())
-            do {
-                try await BlockingWork.run {
-                    var stamped = fresh
-                    stamped.stamp = cache.stamp(for: identifier)
-                    try cache.save(stamped, for: identifier)
-                }
-            } catch {
-                throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
-                    + "\(cache.directory.path): \(error.localizedDescription)"), bytesDownloaded: original.byteCount)
-            }
             return Acquired(fileURL: destination, sha256: original.sha256, status: .fetched,
-                            bytesDownloaded: original.byteCount)
+                            bytesDownloaded: original.byteCount, pendingRecord: .downloaded(fresh, entry))
         }
     }
 }

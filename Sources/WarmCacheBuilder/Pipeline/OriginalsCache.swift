@@ -27,60 +27,66 @@ import WarmCache
 /// recorded ones without hashing them again, so a re-warm reads no original it does not render.
 struct OriginalsCache: Sendable {
     let directory: URL
+    private let directoryPath: String
 
     init(cacheDirectory: URL) {
         directory = cacheDirectory.appendingPathComponent("originals", isDirectory: true)
+        directoryPath = directory.path
     }
 
-    func dataURL(for identifier: SourceIdentifier) -> URL {
-        base(for: identifier).appendingPathExtension("orig")
+    /// Where one source's original and its record are: computed once per source, as paths (a
+    /// re-warm touches both files of every source, and building URLs would cost more than that).
+    struct Entry: Sendable {
+        let identifier: SourceIdentifier
+        /// `originals/<aa>` (created on first save).
+        let folderPath: String
+        /// The `.orig` file.
+        let dataPath: String
+        /// The `.json` record.
+        let recordPath: String
+
+        var dataURL: URL { URL(fileURLWithPath: dataPath, isDirectory: false) }
     }
 
-    private func recordURL(for identifier: SourceIdentifier) -> URL {
-        base(for: identifier).appendingPathExtension("json")
-    }
-
-    private func base(for identifier: SourceIdentifier) -> URL {
+    func entry(for identifier: SourceIdentifier) -> Entry {
         let name = ContentHash.sha256(Data(identifier.rawValue.utf8))
-        return directory.appendingPathComponent(String(name.prefix(2)), isDirectory: true)
-            .appendingPathComponent(name)
+        let folder = directoryPath + "/" + name.prefix(2)
+        let base = folder + "/" + name
+        return Entry(identifier: identifier, folderPath: folder, dataPath: base + ".orig", recordPath: base + ".json")
     }
 
     /// The record of a cached original whose bytes are intact, or `nil` (and the broken entry
     /// removed) if there is none. The bytes are hashed only when the file's stamp is not the
     /// recorded one; the record returned holds the stamp under which they were checked, and
     /// `isSaved` says whether the record file already holds that stamp (then ``confirm(_:)``
-    /// can stand in for ``save(_:for:)``).
-    func validRecord(for identifier: SourceIdentifier) -> (record: OriginalRecord, isSaved: Bool)? {
-        let recordURL = recordURL(for: identifier)
-        guard let data = try? Data(contentsOf: recordURL),
+    /// can stand in for ``save(_:at:)``).
+    func validRecord(at entry: Entry) -> (record: OriginalRecord, isSaved: Bool)? {
+        guard let data = DurableFile.contents(atPath: entry.recordPath),
               var record = try? Self.decoder.decode(OriginalRecord.self, from: data),
-              record.identifier == identifier.rawValue else { return nil }
+              record.identifier == entry.identifier.rawValue else { return nil }
         // A confirmation moves the record file's modification time instead of rewriting it.
-        if let confirmed = FileStamp(of: recordURL)?.modified, confirmed > record.checkedAt {
+        if let confirmed = FileStamp(atPath: entry.recordPath)?.modified, confirmed > record.checkedAt {
             record.checkedAt = confirmed
         }
-        let dataURL = dataURL(for: identifier)
-        let found = FileStamp(of: dataURL)
+        let found = FileStamp(atPath: entry.dataPath)
         if let stamp = record.stamp, stamp.size == record.byteCount, found == stamp {
             return (record, true)
         }
-        guard let bytes = try? Data(contentsOf: dataURL, options: .alwaysMapped),
+        guard let bytes = try? Data(contentsOf: entry.dataURL, options: .alwaysMapped),
               bytes.count == record.byteCount, ContentHash.sha256(bytes) == record.sha256 else {
-            try? FileManager.default.removeItem(at: recordURL)
+            unlink(entry.recordPath)
             return nil
         }
         // The stamp the hashed bytes had, if the file did not change while they were read.
-        record.stamp = found.flatMap { FileStamp(of: dataURL) == $0 ? $0 : nil }
+        record.stamp = found.flatMap { FileStamp(atPath: entry.dataPath) == $0 ? $0 : nil }
         return (record, false)
     }
 
     /// Records that the server confirmed a saved record's original just now (a `304` with the
     /// same validators): the record file's modification time becomes its `checkedAt`, with no
     /// rewrite (a rename over an existing file costs a journal commit on ext4).
-    func confirm(_ identifier: SourceIdentifier) throws {
-        let path = recordURL(for: identifier).path
-        guard utimensat(AT_FDCWD, path, nil, 0) == 0 else {
+    func confirm(_ entry: Entry) throws {
+        guard utimensat(AT_FDCWD, entry.recordPath, nil, 0) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
     }
@@ -92,20 +98,21 @@ struct OriginalsCache: Sendable {
     }
 
     /// The stamp of the original file now in place, for the record of a download just renamed there.
-    func stamp(for identifier: SourceIdentifier) -> FileStamp? {
-        FileStamp(of: dataURL(for: identifier))
+    func stamp(for entry: Entry) -> FileStamp? {
+        FileStamp(atPath: entry.dataPath)
     }
 
-    /// Saves the record for an original already in place at ``dataURL(for:)``.
-    func save(_ record: OriginalRecord, for identifier: SourceIdentifier) throws {
+    /// Saves the record for an original already in place at the entry's `dataPath`.
+    func save(_ record: OriginalRecord, at entry: Entry) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         encoder.dateEncodingStrategy = .iso8601
-        let url = recordURL(for: identifier)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = url.appendingPathExtension("\(UUID().uuidString).tmp")
-        try DurableFile.write(try encoder.encode(record), to: temporary, flush: false)
-        try DurableFile.move(temporary, to: url)
+        if mkdir(entry.folderPath, 0o755) != 0, errno != EEXIST {
+            try FileManager.default.createDirectory(atPath: entry.folderPath, withIntermediateDirectories: true)
+        }
+        let temporary = entry.recordPath + ".\(UUID().uuidString).tmp"
+        try DurableFile.write(try encoder.encode(record), toPath: temporary, flush: false)
+        try DurableFile.move(atPath: temporary, toPath: entry.recordPath)
     }
 
     /// Removes `*.part` and `*.tmp` files that interrupted runs left behind. Only files older

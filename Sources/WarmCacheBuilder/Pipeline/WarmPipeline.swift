@@ -245,8 +245,13 @@ public struct WarmPipeline: Sendable {
         let result: Result<SourceRenderer.Rendered, SourceRenderer.Failure>
         do {
             result = try await slots.withPermit {
-                try await BlockingWork.run {
+                await BlockingWork.run {
                     Result { () throws(SourceRenderer.Failure) in
+                        do throws(OriginalAcquirer.Failure) {
+                            try acquirer.writeRecord(of: acquired)
+                        } catch {
+                            throw SourceRenderer.Failure(failure: error.failure)
+                        }
                         let rendered = try renderer.render(source, original: acquired.fileURL,
                                                            knownSHA256: acquired.sha256)
                         do {
