@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WarmCache
 import WarmCacheImaging
 
@@ -9,25 +16,40 @@ import WarmCacheImaging
 /// original's SHA-256, the placeholders asked for, the engine settings, the WarmCache and
 /// libvips versions, and whether libvips' vector paths are on (they round differently). An
 /// entry holds the index rows the render produced: the source's row, its variants' rows, and
-/// whether the original has alpha (so format `auto` resolves without reading the original). libvips renders all sizes of one source from one decode (a shrink
-/// cascade), so a variant's bytes can depend on its siblings: an entry is reused only when the
-/// plan asks for exactly its set of variant keys, and adding a preset re-encodes that source's
-/// variants (only that source's).
+/// whether the original has alpha (so format `auto` resolves without reading the original).
+/// libvips renders all sizes of one source from one decode (a shrink cascade), so a variant's
+/// bytes can depend on its siblings: an entry is reused only when the plan asks for exactly its
+/// list of variant keys, and adding a preset re-encodes that source's variants (only that
+/// source's).
 ///
-/// Entries live at `renders/<aa>/<key>.json` in the cache directory, written without a flush: a
+/// Entries live at `renders/<aa>/<key>.memo` in the cache directory, written without a flush: a
 /// lost or torn entry only costs a re-render. An entry only counts if every blob it names is
 /// still in the bundle's object store (the renderer checks).
+///
+/// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
+/// JSON (decoding JSON cost more than the rest of a reused source's work):
+/// ```
+/// warm-cache render memo 3
+/// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
+/// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
+/// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <variant key>   (one per variant, in key order)
+/// ```
+/// The source identifier is not stored (the memo key is derived from it), and the variant key
+/// comes last so nothing in it needs escaping but a line break (an entry for such a key is not
+/// written).
 struct RenderMemo: Sendable {
     let directory: URL
+    private let directoryPath: String
 
     init(cacheDirectory: URL) {
         directory = cacheDirectory.appendingPathComponent("renders", isDirectory: true)
+        directoryPath = directory.path
     }
 
-    struct Entry: Codable, Sendable {
+    struct Entry: Sendable {
         var source: BundleContents.Source
         var sourceHasAlpha: Bool
-        /// Without presets (the plan names them).
+        /// Without presets (the plan names them), in key order.
         var variants: [BundleContents.Variant]
     }
 
@@ -35,7 +57,7 @@ struct RenderMemo: Sendable {
     static func key(source: SourceIdentifier, originalSHA256: String, placeholders: PlaceholderKinds,
                     configuration: ImagingConfiguration) -> String {
         let lines = [
-            "warm-cache render memo 2",
+            "warm-cache render memo 3",
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
             "vector paths \(ImagingRuntime.state?.vectorPathsEnabled.description ?? "not started")",
@@ -58,21 +80,126 @@ struct RenderMemo: Sendable {
             + "progressive=\(defaults.progressive)"
     }
 
-    func load(_ key: String) -> Entry? {
-        guard let data = try? Data(contentsOf: url(for: key)) else { return nil }
-        return try? JSONDecoder().decode(Entry.self, from: data)
+    /// The entry saved under `key` for `source`, if there is one and it lists exactly the
+    /// variant keys `keys` gives for the original's alpha (the keys of format `auto` depend on it).
+    func load(_ key: String, source: SourceIdentifier, keys: (_ sourceHasAlpha: Bool) -> [VariantKey]) -> Entry? {
+        // Parsed as bytes: splitting `String`s by `Character` costs more than reading the file.
+        guard let data = DurableFile.contents(atPath: path(for: key).file) else { return nil }
+        let bytes = [UInt8](data)
+        let lines = bytes.split(separator: Self.newline)
+        guard lines.count >= 3, lines[0].elementsEqual(Self.header.utf8) else { return nil }
+
+        let fields = lines[1].split(separator: Self.tab, omittingEmptySubsequences: false)
+        guard fields.count == 7, fields[0].elementsEqual("source".utf8), let width = Self.int(fields[3]),
+              let height = Self.int(fields[4]), let byteCount = Self.int(fields[5]),
+              let sourceHasAlpha = Self.flag(fields[6]), let placeholder = Self.placeholder(lines[2]) else { return nil }
+        let expected = keys(sourceHasAlpha)
+        guard lines.count - 3 == expected.count else { return nil }
+
+        var variants: [BundleContents.Variant] = []
+        variants.reserveCapacity(expected.count)
+        for (row, key) in zip(lines.dropFirst(3), expected) {
+            let fields = row.split(separator: Self.tab, maxSplits: 6, omittingEmptySubsequences: false)
+            guard fields.count == 7, fields[0].elementsEqual("variant".utf8), fields[6].elementsEqual(key.rawValue.utf8),
+                  let width = Self.int(fields[1]), let height = Self.int(fields[2]),
+                  let byteCount = Self.int(fields[3]), let hasAlpha = Self.flag(fields[5]) else { return nil }
+            variants.append(BundleContents.Variant(
+                key: key, pixelSize: PixelSize(width: width, height: height), byteCount: byteCount,
+                blobSHA256: Self.string(fields[4]), hasAlpha: hasAlpha))
+        }
+        let row = BundleContents.Source(
+            identifier: source, contentSHA256: Self.string(fields[1]), format: Self.string(fields[2]),
+            pixelSize: PixelSize(width: width, height: height), byteCount: byteCount,
+            placeholder: placeholder.isEmpty ? nil : placeholder)
+        return Entry(source: row, sourceHasAlpha: sourceHasAlpha, variants: variants)
     }
 
     func save(_ entry: Entry, as key: String) throws {
-        let url = url(for: key)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let temporary = url.appendingPathExtension("\(UUID().uuidString).tmp")
-        try DurableFile.write(try JSONEncoder().encode(entry), to: temporary, flush: false)
-        try DurableFile.move(temporary, to: url)
+        guard let data = Self.encode(entry) else { return }
+        let (folder, file) = path(for: key)
+        if mkdir(folder, 0o755) != 0, errno != EEXIST {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let temporary = file + ".\(UUID().uuidString).tmp"
+        try DurableFile.write(data, toPath: temporary, flush: false)
+        try DurableFile.move(atPath: temporary, toPath: file)
     }
 
-    private func url(for key: String) -> URL {
-        directory.appendingPathComponent(String(key.prefix(2)), isDirectory: true)
-            .appendingPathComponent("\(key).json")
+    private static let header = "warm-cache render memo 3"
+
+    /// The entry as text, or `nil` if a field would break the line structure.
+    private static func encode(_ entry: Entry) -> Data? {
+        let source = entry.source
+        let placeholder = source.placeholder ?? ImagePlaceholder()
+        let colour = placeholder.averageColor.map { "\($0.red),\($0.green),\($0.blue),\($0.alpha)" }
+        var lines = [
+            header,
+            ["source", source.contentSHA256, source.format, "\(source.pixelSize.width)", "\(source.pixelSize.height)",
+             "\(source.byteCount)", entry.sourceHasAlpha ? "1" : "0"].joined(separator: "\t"),
+            ["placeholder", placeholder.thumbHashBase64 ?? "-", placeholder.blurHash ?? "-", colour ?? "-"]
+                .joined(separator: "\t"),
+        ]
+        for variant in entry.variants {
+            lines.append(["variant", "\(variant.pixelSize.width)", "\(variant.pixelSize.height)", "\(variant.byteCount)",
+                          variant.blobSHA256, variant.hasAlpha ? "1" : "0", variant.key.rawValue].joined(separator: "\t"))
+        }
+        let text = lines.joined(separator: "\n") + "\n"
+        func isField(_ text: String) -> Bool { !text.contains(where: { $0 == "\t" || $0 == "\n" }) }
+        let fieldsAreClean = isField(source.format) && placeholder.blurHash.map { $0 != "-" && isField($0) } ?? true
+            && !entry.variants.contains(where: { $0.key.rawValue.contains("\n") })
+        return fieldsAreClean ? Data(text.utf8) : nil
+    }
+
+    private static let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t"), none = UInt8(ascii: "-")
+
+    private static func string(_ field: ArraySlice<UInt8>) -> String {
+        String(decoding: field, as: UTF8.self)
+    }
+
+    /// A non-negative decimal number (what the memo writes), or `nil`.
+    private static func int(_ field: ArraySlice<UInt8>) -> Int? {
+        guard !field.isEmpty, field.count <= 18 else { return nil }
+        var value = 0
+        for byte in field {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    private static func flag(_ field: ArraySlice<UInt8>) -> Bool? {
+        guard field.count == 1 else { return nil }
+        switch field.first {
+        case UInt8(ascii: "1"): return true
+        case UInt8(ascii: "0"): return false
+        default: return nil
+        }
+    }
+
+    private static func placeholder(_ line: ArraySlice<UInt8>) -> ImagePlaceholder? {
+        let fields = line.split(separator: tab, omittingEmptySubsequences: false)
+        guard fields.count == 4, fields[0].elementsEqual("placeholder".utf8) else { return nil }
+        func isNone(_ field: ArraySlice<UInt8>) -> Bool { field.count == 1 && field.first == none }
+        var placeholder = ImagePlaceholder()
+        if !isNone(fields[1]) {
+            guard let thumbHash = Data(base64Encoded: string(fields[1])) else { return nil }
+            placeholder.thumbHash = thumbHash
+        }
+        if !isNone(fields[2]) {
+            placeholder.blurHash = string(fields[2])
+        }
+        if !isNone(fields[3]) {
+            let channels = fields[3].split(separator: UInt8(ascii: ",")).compactMap { int($0) }
+            guard channels.count == 4, channels.allSatisfy({ $0 <= 255 }) else { return nil }
+            placeholder.averageColor = RGBAColor(red: UInt8(channels[0]), green: UInt8(channels[1]),
+                                                 blue: UInt8(channels[2]), alpha: UInt8(channels[3]))
+        }
+        return placeholder
+    }
+
+    /// `renders/<aa>` and `renders/<aa>/<key>.memo`, as paths (one lookup per source).
+    private func path(for key: String) -> (folder: String, file: String) {
+        let folder = directoryPath + "/" + key.prefix(2)
+        return (folder, folder + "/" + key + ".memo")
     }
 }

@@ -47,7 +47,12 @@ struct SourceRenderer: Sendable {
                                      placeholders: planned.placeholders, configuration: engine.configuration)
 
         // Look up.
-        if let entry = memo.load(memoKey), let reused = reuse(entry, for: planned) {
+        var requested: ResolvedRequests?
+        if let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
+               let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)
+               requested = requests
+               return requests.keys
+           }), let requested, let reused = reuse(entry, requests: requested) {
             return reused
         }
 
@@ -96,15 +101,13 @@ struct SourceRenderer: Sendable {
         return Rendered(source: source, variants: variants, action: .encoded)
     }
 
-    /// The memo's rows with the plan's presets, if the plan asks for exactly the variants the
-    /// entry holds and every blob is still stored intact (size and content hash): a damaged or
-    /// missing blob makes the source render again, which writes it afresh.
-    private func reuse(_ entry: RenderMemo.Entry, for planned: PlannedSource) -> Rendered? {
-        let requests = ResolvedRequests(planned, sourceHasAlpha: entry.sourceHasAlpha)
-        guard entry.variants.map(\.key) == requests.keys,
-              entry.variants.allSatisfy({
-                  writer.hasIntactBlob(sha256: $0.blobSHA256, format: $0.key.spec.format, byteCount: $0.byteCount)
-              }) else { return nil }
+    /// The memo's rows (already matched to the plan's keys) with the plan's presets, if every
+    /// blob is still stored intact (size and content hash): a damaged or missing blob makes the
+    /// source render again, which writes it afresh.
+    private func reuse(_ entry: RenderMemo.Entry, requests: ResolvedRequests) -> Rendered? {
+        guard entry.variants.allSatisfy({
+            writer.hasIntactBlob(sha256: $0.blobSHA256, format: $0.key.spec.format, byteCount: $0.byteCount)
+        }) else { return nil }
         var variants = entry.variants
         for index in variants.indices {
             variants[index].presets = requests.presets[variants[index].key] ?? []

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import WarmCache
+@testable import WarmCacheBuilder
+
+/// The render memo's entries: what a re-warm reads back instead of decoding and encoding again.
+@Suite struct RenderMemoTests {
+    static let source = SourceIdentifier(verbatim: "https://img.example.com/a b\tc.jpg?size=large")
+
+    static func keys(alpha: Bool) -> [VariantKey] {
+        let format: ImageFormat = alpha ? .png : .jpeg
+        return [1, 2].map {
+            VariantKey(source: source, spec: VariantSpec(width: 64, height: 64, scale: $0, format: format))
+        }.sorted()
+    }
+
+    static func entry(alpha: Bool, placeholder: ImagePlaceholder?) -> RenderMemo.Entry {
+        let variants = keys(alpha: alpha).enumerated().map { index, key in
+            BundleContents.Variant(key: key, pixelSize: PixelSize(width: 64 * (index + 1), height: 48 * (index + 1)),
+                                   byteCount: 1000 + index, blobSHA256: String(repeating: "\(index)", count: 64),
+                                   hasAlpha: alpha)
+        }
+        let row = BundleContents.Source(identifier: source, contentSHA256: String(repeating: "f", count: 64),
+                                        format: "jpeg", pixelSize: PixelSize(width: 320, height: 240),
+                                        byteCount: 20_510, placeholder: placeholder)
+        return RenderMemo.Entry(source: row, sourceHasAlpha: alpha, variants: variants)
+    }
+
+    @Test(arguments: [
+        nil,
+        ImagePlaceholder(thumbHash: Data([0x20, 0x08, 0x06, 0xff, 0x00])),
+        ImagePlaceholder(thumbHash: Data([1, 2, 3]), blurHash: "LEHV6nWB2yk8pyo0adR*.7kCMdnj",
+                         averageColor: RGBAColor(red: 147, green: 0, blue: 255, alpha: 128)),
+    ])
+    func anEntryReadsBackAsItWasSaved(placeholder: ImagePlaceholder?) throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(cacheDirectory: directory)
+        for alpha in [false, true] {
+            let saved = Self.entry(alpha: alpha, placeholder: placeholder)
+            try memo.save(saved, as: "ab\(alpha)")
+            var askedAbout: Bool?
+            let loaded = try #require(memo.load("ab\(alpha)", source: Self.source, keys: {
+                askedAbout = $0
+                return Self.keys(alpha: $0)
+            }))
+            #expect(askedAbout == alpha)
+            #expect(loaded.source == saved.source)
+            #expect(loaded.sourceHasAlpha == alpha)
+            #expect(loaded.variants == saved.variants)
+        }
+    }
+
+    @Test func anEntryCountsOnlyForExactlyItsKeys() throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(cacheDirectory: directory)
+        try memo.save(Self.entry(alpha: false, placeholder: nil), as: "cd01")
+        let keys = Self.keys(alpha: false)
+        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys }) != nil)
+        #expect(memo.load("cd01", source: Self.source, keys: { _ in Array(keys.prefix(1)) }) == nil)
+        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys.reversed() }) == nil)
+        let other = SourceIdentifier(verbatim: "https://img.example.com/other.jpg")
+        let otherKeys = keys.map { VariantKey(source: other, spec: $0.spec) }
+        #expect(memo.load("cd01", source: other, keys: { _ in otherKeys }) == nil)
+        #expect(memo.load("cd02", source: Self.source, keys: { _ in keys }) == nil)
+    }
+
+    @Test func aTornOrForeignEntryIsAMiss() throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(cacheDirectory: directory)
+        try memo.save(Self.entry(alpha: false, placeholder: ImagePlaceholder(thumbHash: Data([9]))), as: "ef01")
+        let file = directory.appendingPathComponent("renders/ef/ef01.memo")
+        let whole = try Data(contentsOf: file)
+        let keys = Self.keys(alpha: false)
+        for cut in stride(from: 0, to: whole.count - 1, by: 7) {
+            try whole.prefix(cut).write(to: file)
+            #expect(memo.load("ef01", source: Self.source, keys: { _ in keys }) == nil, "cut at \(cut)")
+        }
+        try Data("{\"source\": {}}".utf8).write(to: file)
+        #expect(memo.load("ef01", source: Self.source, keys: { _ in keys }) == nil)
+    }
+}
