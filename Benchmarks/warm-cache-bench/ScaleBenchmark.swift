@@ -59,6 +59,23 @@ struct ScaleBenchmark: AsyncParsableCommand {
             ?? ScaleWorkload.generated(count: counts.max() ?? 0, workDir: workDir)
         let server = try LoopbackFileServer(root: workload.directory)
         defer { server.stop() }
+        // Runs' folders are deleted only when everything is measured: on ext4 without a journal,
+        // creating files is slow for minutes after many were deleted (freed inodes are skipped
+        // while their table blocks are dirty), which would time the file system, not the tool.
+        var leftovers: [URL] = []
+        defer {
+            for folder in leftovers { try? FileManager.default.removeItem(at: folder) }
+        }
+        func setAside(_ folder: URL) {
+            guard FileManager.default.fileExists(atPath: folder.path) else { return }
+            let aside = URL(fileURLWithPath: workDir).appendingPathComponent("deleted-\(UUID().uuidString)")
+            if (try? FileManager.default.moveItem(at: folder, to: aside)) != nil { leftovers.append(aside) }
+        }
+        // An earlier benchmark's leftovers (one that was killed) go at the end too.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: workDir)) ?? []
+            where name.hasPrefix("deleted-") {
+            leftovers.append(URL(fileURLWithPath: workDir).appendingPathComponent(name))
+        }
         print("scale benchmark: \(workload.description), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
             + "served by \(server.name), "
             + "\(tool.path)\(environment.isEmpty ? "" : " with \(toolEnv.joined(separator: " "))")")
@@ -67,9 +84,9 @@ struct ScaleBenchmark: AsyncParsableCommand {
             let names = workload.names(count)
             var row = ScaleRow(sources: names.count)
             let scratch = URL(fileURLWithPath: workDir).appendingPathComponent("run-\(names.count)")
-            try? FileManager.default.removeItem(at: scratch)
+            setAside(scratch)
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: scratch) }
+            defer { setAside(scratch) }
             let urlList = scratch.appendingPathComponent("urls.txt")
             try names.map { "http://127.0.0.1:\(server.port)/\($0)\n" }.joined()
                 .write(to: urlList, atomically: true, encoding: .utf8)
@@ -112,7 +129,7 @@ struct ScaleBenchmark: AsyncParsableCommand {
                         + "(\(Measurement.format(again.seconds / cold.seconds * 100)) % of cold)  "
                         + "peak RSS \(Measurement.format(again.peakRSSMiB, 0)) MiB  [\(rewarmTotals)]")
                 }
-                try? FileManager.default.removeItem(at: run)
+                setAside(run)
             }
 
             if !skipPeer {
