@@ -460,8 +460,4 @@ public final class BundleWriter: Sendable {
     private static func isIndexTemporary(_ name: String) -> Bool {
         name.hasPrefix("index-") && name.hasSuffix(".sqlite.tmp")
     }
-
-    private static func fileSize(_ url: URL) -> Int? {
-        ObjectStore.fileSize(url)
-    }
 }

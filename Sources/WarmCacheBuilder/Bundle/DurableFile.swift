@@ -52,6 +52,14 @@ enum DurableFile {
         }
     }
 
+    /// Makes sure the folder at `path` exists: one `mkdir` when its parent does (the usual case
+    /// for a cache's fan-out folders), creating the parents too otherwise.
+    static func ensureFolder(atPath path: String) throws {
+        if mkdir(path, 0o755) != 0, errno != EEXIST {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+    }
+
     /// The whole content of the regular file at `path`, or `nil` if it cannot be read. For the
     /// small files read once per source (records, memo entries, thumbnails being checked): one
     /// `open`, `fstat`, `read` and `close`, no mapping.

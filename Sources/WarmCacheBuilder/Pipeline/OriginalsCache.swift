@@ -107,9 +107,7 @@ struct OriginalsCache: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         encoder.dateEncodingStrategy = .iso8601
-        if mkdir(entry.folderPath, 0o755) != 0, errno != EEXIST {
-            try FileManager.default.createDirectory(atPath: entry.folderPath, withIntermediateDirectories: true)
-        }
+        try DurableFile.ensureFolder(atPath: entry.folderPath)
         let temporary = entry.recordPath + ".\(UUID().uuidString).tmp"
         try DurableFile.write(try encoder.encode(record), toPath: temporary, flush: false)
         try DurableFile.move(atPath: temporary, toPath: entry.recordPath)

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WarmCache
 import WarmCacheImaging
 
@@ -117,9 +110,7 @@ struct RenderMemo: Sendable {
     func save(_ entry: Entry, as key: String) throws {
         guard let data = Self.encode(entry) else { return }
         let (folder, file) = path(for: key)
-        if mkdir(folder, 0o755) != 0, errno != EEXIST {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        }
+        try DurableFile.ensureFolder(atPath: folder)
         let temporary = file + ".\(UUID().uuidString).tmp"
         try DurableFile.write(data, toPath: temporary, flush: false)
         try DurableFile.move(atPath: temporary, toPath: file)
