@@ -7,7 +7,8 @@ import WarmCacheImaging
 /// (open the original, resolve its variant requests against it — format `auto` needs to know
 /// about alpha —, decode once and encode every variant); store the blobs and remember the rows.
 ///
-/// Synchronous and CPU-bound: the pipeline calls it on Dispatch threads, a few at a time.
+/// Synchronous: the pipeline calls it on Dispatch threads, looking up as many sources at once as
+/// are in flight and rendering a few at a time (one per imaging slot).
 struct SourceRenderer: Sendable {
     let engine: ImagingEngine
     let writer: BundleWriter
@@ -25,43 +26,58 @@ struct SourceRenderer: Sendable {
         var failure: SourceFailure
     }
 
-    func render(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> Rendered {
-        func read() throws(Failure) -> Data {
-            do {
-                return try Data(contentsOf: original, options: .alwaysMapped)
-            } catch {
-                throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
-            }
-        }
+    /// What the look-up step found: an earlier render to reuse, or what rendering needs.
+    enum LookUp: Sendable {
+        case reused(Rendered)
+        case needsRender(Pending)
+    }
+
+    /// A source the memo could not serve: its original's hash and, when the look-up had to read
+    /// the original to hash it, its bytes.
+    struct Pending: Sendable {
+        var original: URL
+        var sha256: String
+        var memoKey: String
+        var bytes: Data?
+    }
+
+    /// Step 1, cheap (no decoding): an earlier identical render whose blobs are all still stored
+    /// intact, or what ``render(_:pending:)`` needs. The pipeline runs it outside the imaging
+    /// slots, so a re-warm's look-ups never wait behind encodes.
+    func lookUp(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> LookUp {
         // An original from the originals cache comes with its hash: a reused render never reads it.
         var known: Data?
         let sha256: String
         if let knownSHA256 {
             sha256 = knownSHA256
         } else {
-            let bytes = try read()
+            let bytes = try Self.read(original)
             sha256 = ContentHash.sha256(bytes)
             known = bytes
         }
         let memoKey = RenderMemo.key(source: planned.identifier, originalSHA256: sha256,
                                      placeholders: planned.placeholders, configuration: engine.configuration)
-
-        // Look up.
         var requested: ResolvedRequests?
         if let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
                let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)
                requested = requests
                return requests.keys
            }), let requested, let reused = reuse(entry, requests: requested) {
-            return reused
+            return .reused(reused)
         }
+        return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known))
+    }
 
+    /// Steps 2 and 3, CPU-bound: decodes the original once, encodes every variant, stores the
+    /// blobs and remembers the rows for the next run.
+    func render(_ planned: PlannedSource, pending: Pending) throws(Failure) -> Rendered {
+        let sha256 = pending.sha256
         // Render.
         let bytes: Data
-        if let known {
-            bytes = known
+        if let read = pending.bytes {
+            bytes = read
         } else {
-            bytes = try read()
+            bytes = try Self.read(pending.original)
         }
         let opened: OpenedSource
         do {
@@ -97,8 +113,16 @@ struct SourceRenderer: Sendable {
             format: opened.info.format?.rawValue ?? opened.info.loader, pixelSize: opened.info.pixelSize,
             byteCount: bytes.count, placeholder: rendered.placeholder.isEmpty ? nil : rendered.placeholder)
         let entry = RenderMemo.Entry(source: source, sourceHasAlpha: opened.info.hasAlpha, variants: variants)
-        try? memo.save(entry, as: memoKey)  // a lost memo only costs a re-encode next time
+        try? memo.save(entry, as: pending.memoKey)  // a lost memo only costs a re-encode next time
         return Rendered(source: source, variants: variants, action: .encoded)
+    }
+
+    private static func read(_ original: URL) throws(Failure) -> Data {
+        do {
+            return try Data(contentsOf: original, options: .alwaysMapped)
+        } catch {
+            throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
+        }
     }
 
     /// The memo's rows (already matched to the plan's keys) with the plan's presets, if every

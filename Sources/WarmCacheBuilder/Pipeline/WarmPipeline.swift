@@ -7,8 +7,9 @@ import WarmCacheImaging
 ///
 /// Sources enter through a bounded window, in plan order: each runs as a task while it is in
 /// flight. Its original is fetched (or found in the originals cache) while other sources
-/// encode, then it waits for one of the imaging slots (one per core by default), is decoded once
-/// and encoded into all its variants on a Dispatch thread; its blobs go straight to the bundle's
+/// encode, and an earlier identical render is looked up (a re-warm stops there); otherwise it
+/// waits for one of the imaging slots (one per core by default), is decoded once and encoded
+/// into all its variants on a Dispatch thread; its blobs go straight to the bundle's
 /// object store, its index rows to the index being built on disk, and its report line to a
 /// temporary file. Memory holds only the sources in flight, whatever the manifest's size.
 ///
@@ -242,29 +243,49 @@ public struct WarmPipeline: Sendable {
         report.bytesDownloaded = acquired.bytesDownloaded
         report.warnings = acquired.warning.map { [$0] } ?? []
 
+        // Look up an earlier render first, without an imaging slot: a re-warm's sources never
+        // queue behind encodes, and only sources that must be rendered take a slot.
+        @Sendable func add(_ rendered: SourceRenderer.Rendered) throws(SourceRenderer.Failure) {
+            do {
+                try writer.add(rendered.source, variants: rendered.variants)
+            } catch {
+                throw SourceRenderer.Failure(failure: SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
+            }
+        }
+        let lookUp = await BlockingWork.run {
+            Result { () throws(SourceRenderer.Failure) -> SourceRenderer.LookUp in
+                do throws(OriginalAcquirer.Failure) {
+                    try acquirer.writeRecord(of: acquired)
+                } catch {
+                    throw SourceRenderer.Failure(failure: error.failure)
+                }
+                let found = try renderer.lookUp(source, original: acquired.fileURL, knownSHA256: acquired.sha256)
+                if case .reused(let rendered) = found {
+                    try add(rendered)
+                }
+                return found
+            }
+        }
         let result: Result<SourceRenderer.Rendered, SourceRenderer.Failure>
-        do {
-            result = try await slots.withPermit {
-                await BlockingWork.run {
-                    Result { () throws(SourceRenderer.Failure) in
-                        do throws(OriginalAcquirer.Failure) {
-                            try acquirer.writeRecord(of: acquired)
-                        } catch {
-                            throw SourceRenderer.Failure(failure: error.failure)
+        switch lookUp {
+        case .failure(let failure):
+            result = .failure(failure)
+        case .success(.reused(let rendered)):
+            result = .success(rendered)
+        case .success(.needsRender(let pending)):
+            do {
+                result = try await slots.withPermit {
+                    await BlockingWork.run {
+                        Result { () throws(SourceRenderer.Failure) in
+                            let rendered = try renderer.render(source, pending: pending)
+                            try add(rendered)
+                            return rendered
                         }
-                        let rendered = try renderer.render(source, original: acquired.fileURL,
-                                                           knownSHA256: acquired.sha256)
-                        do {
-                            try writer.add(rendered.source, variants: rendered.variants)
-                        } catch {
-                            throw SourceRenderer.Failure(failure: SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
-                        }
-                        return rendered
                     }
                 }
+            } catch {
+                return failed(SourceFailure(.imaging, "\(error)"))
             }
-        } catch {
-            return failed(SourceFailure(.imaging, "\(error)"))
         }
         switch result {
         case .failure(let failure):
