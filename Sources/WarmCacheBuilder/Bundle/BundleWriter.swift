@@ -346,6 +346,9 @@ public final class BundleWriter: Sendable {
         }
     }
 
+    /// Up to this many new blobs, a commit flushes them one by one instead of the whole file system.
+    static let fileByFileFlushLimit = 256
+
     private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?,
                         shard: Shard?) throws -> CommitSummary {
         var blobCount = 0
@@ -378,7 +381,12 @@ public final class BundleWriter: Sendable {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
         }
         try fileSystem("publishing the index") {
-            if try !DurableFile.flushFileSystem(containing: bundleURL) {
+            // Everything the new index names must be on disk before it replaces the old one. After
+            // many new blobs one syncfs is far cheaper than a flush per file; after a few (a
+            // re-warm) flushing just those does not wait for whatever else the disk holds dirty.
+            let flushedAll = try builder.count("added_blobs") > Self.fileByFileFlushLimit
+                && DurableFile.flushFileSystem(containing: bundleURL)
+            if !flushedAll {
                 var directories = Set<String>()
                 try builder.forEachAdded { path in
                     try DurableFile.sync(URL(fileURLWithPath: path))
