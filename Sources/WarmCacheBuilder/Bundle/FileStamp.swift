@@ -28,6 +28,16 @@ struct FileStamp: Codable, Sendable, Equatable {
         Date(timeIntervalSince1970: TimeInterval(modifiedSeconds) + TimeInterval(modifiedNanoseconds) / 1e9)
     }
 
+    init(size: Int, inode: UInt64, modifiedSeconds: Int, modifiedNanoseconds: Int, changedSeconds: Int,
+         changedNanoseconds: Int) {
+        self.size = size
+        self.inode = inode
+        self.modifiedSeconds = modifiedSeconds
+        self.modifiedNanoseconds = modifiedNanoseconds
+        self.changedSeconds = changedSeconds
+        self.changedNanoseconds = changedNanoseconds
+    }
+
     /// The stamp of the regular file at `path` (symbolic links are not followed), or `nil`.
     init?(atPath path: String) {
         var status = stat()

@@ -14,7 +14,7 @@ import WarmCache
 /// Layout under the cache directory:
 /// ```
 /// originals/<aa>/<sha256 of the source identifier>.orig   the bytes as the server sent them
-/// originals/<aa>/<sha256 of the source identifier>.json   an OriginalRecord
+/// originals/<aa>/<sha256 of the source identifier>.record an OriginalRecord (a few text lines)
 /// ```
 /// A download lands in the `.orig` file atomically (the fetcher renames a complete, fsynced
 /// file into place), and the record is written after it, atomically but without a flush (it is
@@ -42,8 +42,10 @@ struct OriginalsCache: Sendable {
         let folderPath: String
         /// The `.orig` file.
         let dataPath: String
-        /// The `.json` record.
+        /// The `.record` file.
         let recordPath: String
+        /// Where versions before the text record kept it, as JSON: still read, removed on the next save.
+        var legacyRecordPath: String { String(recordPath.dropLast(".record".count)) + ".json" }
 
         var dataURL: URL { URL(fileURLWithPath: dataPath, isDirectory: false) }
     }
@@ -52,7 +54,7 @@ struct OriginalsCache: Sendable {
         let name = ContentHash.sha256(Data(identifier.rawValue.utf8))
         let folder = directoryPath + "/" + name.prefix(2)
         let base = folder + "/" + name
-        return Entry(identifier: identifier, folderPath: folder, dataPath: base + ".orig", recordPath: base + ".json")
+        return Entry(identifier: identifier, folderPath: folder, dataPath: base + ".orig", recordPath: base + ".record")
     }
 
     /// The record of a cached original whose bytes are intact, or `nil` (and the broken entry
@@ -61,20 +63,22 @@ struct OriginalsCache: Sendable {
     /// `isSaved` says whether the record file already holds that stamp (then ``confirm(_:)``
     /// can stand in for ``save(_:at:)``).
     func validRecord(at entry: Entry) -> (record: OriginalRecord, isSaved: Bool)? {
-        guard let data = DurableFile.contents(atPath: entry.recordPath),
-              var record = try? Self.decoder.decode(OriginalRecord.self, from: data),
-              record.identifier == entry.identifier.rawValue else { return nil }
+        guard let (read, isCurrent) = Self.readRecord(of: entry), read.identifier == entry.identifier.rawValue else {
+            return nil
+        }
+        var record = read
         // A confirmation moves the record file's modification time instead of rewriting it.
-        if let confirmed = FileStamp(atPath: entry.recordPath)?.modified, confirmed > record.checkedAt {
+        let recordPath = isCurrent ? entry.recordPath : entry.legacyRecordPath
+        if let confirmed = FileStamp(atPath: recordPath)?.modified, confirmed > record.checkedAt {
             record.checkedAt = confirmed
         }
         let found = FileStamp(atPath: entry.dataPath)
         if let stamp = record.stamp, stamp.size == record.byteCount, found == stamp {
-            return (record, true)
+            return (record, isCurrent)
         }
         guard let bytes = try? Data(contentsOf: entry.dataURL, options: .alwaysMapped),
               bytes.count == record.byteCount, ContentHash.sha256(bytes) == record.sha256 else {
-            unlink(entry.recordPath)
+            unlink(recordPath)
             return nil
         }
         // The stamp the hashed bytes had, if the file did not change while they were read.
@@ -91,10 +95,16 @@ struct OriginalsCache: Sendable {
         }
     }
 
-    private static var decoder: JSONDecoder {
+    /// The record, and whether it is in the current format at ``Entry/recordPath`` (a legacy one
+    /// is saved anew rather than confirmed).
+    private static func readRecord(of entry: Entry) -> (OriginalRecord, isCurrent: Bool)? {
+        if let text = DurableFile.contents(atPath: entry.recordPath) {
+            return OriginalRecord(text: text).map { ($0, true) }
+        }
+        guard let json = DurableFile.contents(atPath: entry.legacyRecordPath) else { return nil }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        return decoder
+        return (try? decoder.decode(OriginalRecord.self, from: json)).map { ($0, false) }
     }
 
     /// The stamp of the original file now in place, for the record of a download just renamed there.
@@ -104,13 +114,11 @@ struct OriginalsCache: Sendable {
 
     /// Saves the record for an original already in place at the entry's `dataPath`.
     func save(_ record: OriginalRecord, at entry: Entry) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        encoder.dateEncodingStrategy = .iso8601
         try DurableFile.ensureFolder(atPath: entry.folderPath)
         let temporary = entry.recordPath + ".\(UUID().uuidString).tmp"
-        try DurableFile.write(try encoder.encode(record), toPath: temporary, flush: false)
+        try DurableFile.write(record.text, toPath: temporary, flush: false)
         try DurableFile.move(atPath: temporary, toPath: entry.recordPath)
+        unlink(entry.legacyRecordPath)
     }
 
     /// Removes `*.part` and `*.tmp` files that interrupted runs left behind. Only files older
@@ -129,24 +137,5 @@ struct OriginalsCache: Sendable {
                 try? FileManager.default.removeItem(at: url)
             }
         }
-    }
-}
-
-/// What the cache knows about one original.
-struct OriginalRecord: Codable, Sendable, Equatable {
-    var identifier: String
-    var sha256: String
-    var byteCount: Int
-    var etag: String?
-    var lastModified: String?
-    /// When the server last confirmed these bytes (download or 304); drives `--max-age`. A later
-    /// confirmation with unchanged validators is kept as the record file's modification time.
-    var checkedAt: Date
-    /// The original file's stamp when its bytes were last known to hash to `sha256` (absent in
-    /// records from older versions: those originals are hashed once more).
-    var stamp: FileStamp?
-
-    var validators: CacheValidators {
-        CacheValidators(etag: etag, lastModified: lastModified)
     }
 }
