@@ -9,7 +9,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Issue 4: the `warm-cache` executable, run as a process: documented exit codes, the `--report`
+/// The `warm-cache` executable, run as a process: documented exit codes, the `--report`
 /// JSON, `lookup --json`, `verify`.
 @Suite struct CLITests {
     private func routes() throws -> [String: FixtureRoute] {

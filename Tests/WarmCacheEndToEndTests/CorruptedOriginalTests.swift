@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 6: an original damaged in the cache (truncated, or the same length with other bytes) is
+/// An original damaged in the cache (truncated, or the same length with other bytes) is
 /// detected and downloaded again, unconditionally, and the bundle comes out right.
 @Suite struct CorruptedOriginalTests {
     /// Where the originals cache keeps a source's bytes (see `OriginalsCache`).

@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 6: the same manifest and originals give a byte-identical bundle, whatever the imaging and
+/// The same manifest and originals give a byte-identical bundle, whatever the imaging and
 /// download concurrency and wherever the cache lives.
 @Suite struct DeterminismTests {
     @Test func coldRunsWithDifferentConcurrencyAndCachesGiveByteIdenticalBundles() async throws {

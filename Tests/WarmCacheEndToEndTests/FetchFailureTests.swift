@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 4: sources whose servers misbehave. Transient failures that clear up (500 then 200, 429
+/// Sources whose servers misbehave. Transient failures that clear up (500 then 200, 429
 /// with Retry-After) still give the image; the rest (404, persistent 500, a timeout, a body cut
 /// mid-way, an HTML page served with 200) fail with a reason naming the URL, and by default the
 /// bundle is published with every source that worked (status `partial`).

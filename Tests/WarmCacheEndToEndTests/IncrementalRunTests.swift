@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 6: a second run revalidates with conditional requests and encodes nothing; a changed
+/// A second run revalidates with conditional requests and encodes nothing; a changed
 /// image re-encodes only its own variants; servers without ETags are revalidated with
 /// `If-Modified-Since`.
 @Suite struct IncrementalRunTests {

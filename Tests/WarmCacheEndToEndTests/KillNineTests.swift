@@ -26,7 +26,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Issue 6: `kill -9` at any moment of a run never damages the published bundle: after each kill
+/// `kill -9` at any moment of a run never damages the published bundle: after each kill
 /// the bundle verifies and opens, and a normal run afterwards completes and cleans up.
 @Suite struct KillNineTests {
     static let sources = 20

@@ -3,7 +3,7 @@ import Testing
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 4: a broken manifest on disk is rejected before any network access, with every problem
+/// A broken manifest on disk is rejected before any network access, with every problem
 /// reported as `file:line:column: error: message`, including problems in a `urls_from` list.
 @Suite struct ManifestValidationTests {
     /// The 1-based line and column where `token` first appears in `text`.

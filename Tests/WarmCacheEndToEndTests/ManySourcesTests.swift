@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 4: a cold run over 30 remote sources (ETags, redirects, one URL listed by two entries)
+/// A cold run over 30 remote sources (ETags, redirects, one URL listed by two entries)
 /// publishes a bundle in which every variant has the right size and format and decodes.
 @Suite struct ManySourcesTests {
     static let count = 30

@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 6: `offline` builds from the originals cache without touching the network, and a source
+/// `offline` builds from the originals cache without touching the network, and a source
 /// that was never fetched fails with a message that says so.
 @Suite struct OfflineTests {
     @Test func offlineRunUsesTheCacheAndFailsClearlyForANeverFetchedSource() async throws {

@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 6: two runs on one output at once: the second is refused with `locked`, naming the
+/// Two runs on one output at once: the second is refused with `locked`, naming the
 /// holder, and changes nothing; the first completes normally.
 @Suite struct OutputLockTests {
     @Test func aSecondConcurrentRunOnTheSameOutputIsLockedOut() async throws {

@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 4: when a run publishes nothing (`strict` with a failure, or every source failed), the
+/// When a run publishes nothing (`strict` with a failure, or every source failed), the
 /// previous bundle stays byte-for-byte as it was, and a first run leaves no output behind.
 @Suite struct PublishOrNothingTests {
     /// A first bundle from two good sources; returns its snapshot.

@@ -4,7 +4,7 @@ import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
 
-/// Issue 6: when the server is down on a later run, cached originals are used with a warning and
+/// When the server is down on a later run, cached originals are used with a warning and
 /// the bundle stays complete; with `strict` the run fails and the bundle is left as it was.
 @Suite struct StaleIfErrorTests {
     static let count = 4
