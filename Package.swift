@@ -79,6 +79,7 @@ let package = Package(
             name: "warm-cache",
             dependencies: [
                 "WarmCacheBuilder",
+                "WarmCacheImaging",
                 "WarmCacheUpdates",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -22,7 +22,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
             """,
         version: WarmCacheVersionText.text,
         subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
-                      VerifyCommand.self, LookupCommand.self, PullCommand.self],
+                      VerifyCommand.self, LookupCommand.self, PullCommand.self, ImagingWorkerCommand.self],
         defaultSubcommand: WarmCommand.self)
 
     /// Parses and runs the command, after catching a misspelt subcommand: with `warm` as the

@@ -45,8 +45,11 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Downloads in flight at once (overrides fetch.concurrency).")
     var concurrency: Int?
 
-    @Option(name: .shortAndLong, help: "Sources encoded at once (default: one per core).")
+    @Option(name: .shortAndLong, help: "Sources encoded at once, each in its own imaging process (default: one per core, plus one).")
     var jobs: Int?
+
+    @Flag(help: "Decode and encode in this process instead of in imaging processes (slower for small images).")
+    var inProcess = false
 
     @OptionGroup var shard: ShardOption
 
@@ -86,7 +89,8 @@ struct WarmCommand: AsyncParsableCommand {
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             strict: strict, offline: offline, maxAge: maxAge.flatMap { ManifestDuration.seconds(from: $0) },
             imagingConcurrency: jobs, fetchConcurrency: concurrency,
-            reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL })
+            reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
+            imagingProcessCommand: inProcess ? nil : ImagingWorkerCommand.command)
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })

@@ -11,6 +11,8 @@ import WarmCacheImaging
 /// are in flight and rendering a few at a time (one per imaging slot).
 struct SourceRenderer: Sendable {
     let engine: ImagingEngine
+    /// Where sources are decoded and encoded, when not in this process (``WarmOptions/imagingProcessCommand``).
+    let processes: ImagingProcessPool?
     let writer: BundleWriter
     let memo: RenderMemo
 
@@ -88,7 +90,11 @@ struct SourceRenderer: Sendable {
         let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
         let rendered: RenderedSource
         do {
-            rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
+            if let processes {
+                rendered = try processes.render(opened, requests.specs, placeholder: planned.placeholders)
+            } else {
+                rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
+            }
         } catch {
             throw Failure(failure: SourceFailure(error))
         }

@@ -13,8 +13,14 @@ public struct WarmOptions: Sendable {
     public var offline: Bool
     /// Originals fetched less than this many seconds ago are used without revalidation.
     public var maxAge: TimeInterval?
-    /// How many sources are decoded and encoded at once. `nil` means one per core.
+    /// How many sources are decoded and encoded at once. `nil` means one per core (one more with
+    /// ``imagingProcessCommand``).
     public var imagingConcurrency: Int?
+    /// Renders in imaging processes started with this command (an executable and its arguments
+    /// that serve `ImagingWorker`), one per imaging slot, instead of in this process: the CLI
+    /// passes its own executable with `imaging-worker`. Much faster for small images, and a
+    /// libvips crash fails one source instead of the run. `nil` renders in this process.
+    public var imagingProcessCommand: [String]?
     /// Overrides the manifest's `fetch.concurrency` when set.
     public var fetchConcurrency: Int?
     /// Where to write the JSON report with every source (``WarmReport``), whether or not the run
@@ -23,7 +29,7 @@ public struct WarmOptions: Sendable {
 
     public init(cacheDirectory: URL? = nil, strict: Bool = false, offline: Bool = false,
                 maxAge: TimeInterval? = nil, imagingConcurrency: Int? = nil, fetchConcurrency: Int? = nil,
-                reportURL: URL? = nil) {
+                reportURL: URL? = nil, imagingProcessCommand: [String]? = nil) {
         self.cacheDirectory = cacheDirectory
         self.strict = strict
         self.offline = offline
@@ -31,6 +37,7 @@ public struct WarmOptions: Sendable {
         self.imagingConcurrency = imagingConcurrency
         self.fetchConcurrency = fetchConcurrency
         self.reportURL = reportURL
+        self.imagingProcessCommand = imagingProcessCommand
     }
 
     /// The cache directory for a plan: the one set here, or `.build/warm-cache` next to the manifest.
@@ -40,7 +47,10 @@ public struct WarmOptions: Sendable {
                 .appendingPathComponent(".build/warm-cache", isDirectory: true)
     }
 
+    /// One per core; with imaging processes one more, so that a process always has a source to
+    /// render while the warm stores another's variants.
     var resolvedImagingConcurrency: Int {
-        max(1, imagingConcurrency ?? ProcessInfo.processInfo.activeProcessorCount)
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        return max(1, imagingConcurrency ?? (imagingProcessCommand == nil ? cores : cores + 1))
     }
 }

@@ -67,7 +67,12 @@ public struct WarmPipeline: Sendable {
                            logger: logger, onBytes: { tracker.downloaded($0) })
             : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
-        let renderer = SourceRenderer(engine: engine, writer: writer, memo: RenderMemo(cacheDirectory: cacheDirectory))
+        let processes = options.imagingProcessCommand.map {
+            ImagingProcessPool(command: $0, configuration: engine.configuration)
+        }
+        defer { processes?.shutdown() }
+        let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,
+                                      memo: RenderMemo(cacheDirectory: cacheDirectory))
         let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency)
         logger.debug("warm started", metadata: [
             "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
@@ -125,6 +130,9 @@ public struct WarmPipeline: Sendable {
         }
         if let fetcher {
             try? await fetcher.shutdown()
+        }
+        if let processes {
+            await BlockingWork.run { processes.shutdown() }
         }
 
         func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {

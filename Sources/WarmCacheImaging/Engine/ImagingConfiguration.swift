@@ -2,7 +2,7 @@ import WarmCache
 
 /// Limits, strictness and encoder defaults of one ``ImagingEngine``. Process-wide libvips
 /// settings (threads, malloc, vector paths) are ``ImagingRuntime/Settings``.
-public struct ImagingConfiguration: Sendable, Hashable {
+public struct ImagingConfiguration: Sendable, Hashable, Codable {
     /// Largest source accepted, in pixels (width x height of the first frame), checked from the
     /// header before anything is decoded. Also caps the size of any single output.
     public var maxPixels: Int
@@ -32,7 +32,7 @@ public struct ImagingConfiguration: Sendable, Hashable {
 
 /// Per-format encoder defaults, used for every setting a ``VariantSpec`` leaves `nil`. The
 /// built-in values are ``EncoderTable``'s (see `docs/imaging.md`).
-public struct EncoderDefaults: Sendable, Hashable {
+public struct EncoderDefaults: Sendable, Hashable, Codable {
     /// Quality 1–100 per lossy format.
     public var quality: [ImageFormat: Int]
     /// Effort per format, in the format's own scale.

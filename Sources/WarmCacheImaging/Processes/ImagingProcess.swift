@@ -1,0 +1,111 @@
+import Foundation
+import WarmCache
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One imaging process, started by the warm: it renders the sources sent to it one at a time.
+///
+/// Used by one thread at a time (``ImagingProcessPool`` lends it out).
+final class ImagingProcess: @unchecked Sendable {
+    let pid: pid_t
+    /// The process's standard input (jobs go there) and output (replies come from there).
+    private let jobs: Int32
+    private let replies: Int32
+
+    /// Starts `command` (an executable and its arguments) and sends it `configuration`.
+    init(command: [String], configuration: ImagingConfiguration) throws {
+        Self.spawning.lock()
+        var locked = true
+        defer { if locked { Self.spawning.unlock() } }
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        guard Self.makePipe(&toChild) else {
+            throw ImagingWire.BrokenPipe(description: "cannot create pipes: \(String(cString: strerror(errno)))")
+        }
+        guard Self.makePipe(&fromChild) else {
+            close(toChild[0])
+            close(toChild[1])
+            throw ImagingWire.BrokenPipe(description: "cannot create pipes: \(String(cString: strerror(errno)))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        let arguments = command.map { strdup($0) } + [nil]
+        defer { arguments.forEach { free($0) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, command[0], &actions, nil, arguments, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        Self.spawning.unlock()
+        locked = false
+        guard status == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw ImagingWire.BrokenPipe(description: "cannot start \(command[0]): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        jobs = toChild[1]
+        replies = fromChild[0]
+        do {
+            try ImagingWire.write(configuration, to: jobs)
+        } catch {
+            _ = stop()
+            throw error
+        }
+    }
+
+    /// Renders one source; throws ``ImagingWire/BrokenPipe`` when the process is gone.
+    func render(_ source: OpenedSource, specs: [VariantSpec], placeholder: PlaceholderKinds) throws
+        -> Result<RenderedSource, ImagingError> {
+        try ImagingWire.write(ImagingWire.Job(name: source.name, specs: specs, placeholder: placeholder.rawValue),
+                              payloads: [source.bytes], to: jobs)
+        guard let (reply, images) = try ImagingWire.read(ImagingWire.Reply.self, from: replies) else {
+            throw ImagingWire.BrokenPipe(description: "the imaging process closed its output")
+        }
+        if let failure = reply.failure {
+            return .failure(ImagingError(ImagingError.Kind(rawValue: failure.kind) ?? .processingFailed,
+                                         source: source.name, message: failure.message,
+                                         libvipsMessage: failure.libvipsMessage))
+        }
+        guard images.count == reply.variants.count else {
+            throw ImagingWire.BrokenPipe(description: "a reply with \(images.count) images for \(reply.variants.count) variants")
+        }
+        let variants = zip(reply.variants, images).map { variant, data in
+            EncodedVariant(spec: variant.spec, pixelWidth: variant.pixelWidth, pixelHeight: variant.pixelHeight,
+                           hasAlpha: variant.hasAlpha, data: data)
+        }
+        return .success(RenderedSource(variants: variants, placeholder: reply.placeholder ?? ImagePlaceholder()))
+    }
+
+    /// Closes its input (it exits when it has answered everything) and waits for it. Returns how it
+    /// ended, for messages: "exit 0", "signal 11".
+    @discardableResult
+    func stop(force: Bool = false) -> String {
+        close(jobs)
+        if force { _ = kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        close(replies)
+        let signal = status & 0x7f
+        return signal != 0 ? "signal \(signal)" : "exit \((status >> 8) & 0xff)"
+    }
+
+    /// Held from creating a process's pipes to closing the child's ends in this process, so a
+    /// process started at the same moment never inherits another's pipe (which would keep that
+    /// one's input open after the warm closes it).
+    private static let spawning = NSLock()
+
+    private static func makePipe(_ ends: inout [Int32]) -> Bool {
+        guard pipe(&ends) == 0 else { return false }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        return true
+    }
+}

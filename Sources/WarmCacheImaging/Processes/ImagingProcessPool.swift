@@ -1,0 +1,86 @@
+import Foundation
+import WarmCache
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Imaging processes that render sources for a warm, one source per process at a time.
+///
+/// Rendering small images in one process, several at once, leaves a fifth to a quarter of the
+/// cores idle: every libvips pipeline hands its work between threads many times per image, and
+/// concurrent pipelines in one process contend for libvips' and GLib's process-wide locks and
+/// wake each other's threads across cores. One process per imaging slot, each rendering one
+/// source at a time as the pyvips scripts people compare with do, keeps the cores busy (see
+/// `docs/imaging.md`). A libvips crash on a hostile image also ends only its process: the source
+/// is rendered once more in a new process and, if that crashes too, fails alone.
+///
+/// Processes start on first use and are reused; callers bound how many renders run at once.
+package final class ImagingProcessPool: @unchecked Sendable {
+    private let command: [String]
+    private let configuration: ImagingConfiguration
+    /// Processes not rendering anything now, guarded by `lock`.
+    private var idle: [ImagingProcess] = []
+    private let lock = NSLock()
+
+    /// - Parameter command: the executable and arguments that serve ``ImagingWorker`` (the
+    ///   `warm-cache` executable with `imaging-worker`).
+    package init(command: [String], configuration: ImagingConfiguration) {
+        precondition(!command.isEmpty, "an imaging process needs a command")
+        self.command = command
+        self.configuration = configuration
+        // A process that died must be a failed write, not the end of the warm.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Renders `source` in one of the processes, like ``OpenedSource/render(_:placeholder:)``.
+    package func render(_ source: OpenedSource, _ specs: [VariantSpec], placeholder: PlaceholderKinds)
+        throws(ImagingError) -> RenderedSource {
+        var ended: [String] = []
+        for _ in 0..<2 {
+            let process: ImagingProcess
+            do {
+                process = try takeIdle() ?? ImagingProcess(command: command, configuration: configuration)
+            } catch {
+                throw ImagingError(.engineUnavailable, source: source.name,
+                                   message: "cannot start an imaging process (\(command.joined(separator: " "))): \(error)")
+            }
+            do {
+                let result = try process.render(source, specs: specs, placeholder: placeholder)
+                giveBack(process)
+                return try result.get()
+            } catch let error as ImagingError {
+                throw error
+            } catch {
+                ended.append(process.stop(force: true))
+            }
+        }
+        throw ImagingError(.processingFailed, source: source.name,
+                           message: "the imaging process ended while rendering this source, twice (\(ended.joined(separator: ", "))); "
+                               + "the other sources are not affected. Check the image with `vipsheader`, or report it with the file")
+    }
+
+    /// Stops every idle process (each exits once its input closes).
+    package func shutdown() {
+        lock.lock()
+        let processes = idle
+        idle.removeAll()
+        lock.unlock()
+        for process in processes { process.stop() }
+    }
+
+    private func takeIdle() -> ImagingProcess? {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.popLast()
+    }
+
+    private func giveBack(_ process: ImagingProcess) {
+        lock.lock()
+        defer { lock.unlock() }
+        idle.append(process)
+    }
+}

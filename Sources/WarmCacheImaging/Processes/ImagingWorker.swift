@@ -1,0 +1,44 @@
+import Foundation
+import WarmCache
+
+/// The imaging process's side: renders the jobs that arrive on standard input, one at a time,
+/// and answers each on standard output (see ``ImagingWire``), until standard input closes.
+///
+/// The `warm-cache` executable runs this as its hidden `imaging-worker` command; the warm
+/// starts one per imaging slot (``ImagingProcessPool``).
+package enum ImagingWorker {
+    /// Serves until standard input closes (the warm finished, or died). Returns the exit status.
+    package static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
+        do {
+            guard let (configuration, _) = try ImagingWire.read(ImagingConfiguration.self, from: input) else { return 0 }
+            let engine = try ImagingEngine(configuration: configuration)
+            while let (job, payloads) = try ImagingWire.read(ImagingWire.Job.self, from: input) {
+                let (reply, images) = render(job, bytes: payloads.first ?? Data(), engine: engine)
+                try ImagingWire.write(reply, payloads: images, to: output)
+            }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("warm-cache imaging-worker: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    private static func render(_ job: ImagingWire.Job, bytes: Data, engine: ImagingEngine)
+        -> (ImagingWire.Reply, [Data]) {
+        var reply = ImagingWire.Reply()
+        do {
+            let rendered = try engine.open(bytes, name: job.name)
+                .render(job.specs, placeholder: PlaceholderKinds(rawValue: job.placeholder))
+            reply.variants = rendered.variants.map {
+                ImagingWire.Reply.Variant(spec: $0.spec, pixelWidth: $0.pixelWidth, pixelHeight: $0.pixelHeight,
+                                          hasAlpha: $0.hasAlpha)
+            }
+            reply.placeholder = rendered.placeholder
+            return (reply, rendered.variants.map(\.data))
+        } catch {
+            reply.failure = ImagingWire.Reply.Failure(kind: error.kind.rawValue, message: error.message,
+                                                      libvipsMessage: error.libvipsMessage)
+            return (reply, [])
+        }
+    }
+}

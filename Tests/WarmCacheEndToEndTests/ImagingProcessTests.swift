@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import WarmCache
+@testable import WarmCacheBuilder
+@testable import WarmCacheImaging
+import WarmCacheTestSupport
+
+/// Rendering in imaging processes (what the CLI does): the same bytes as rendering in the warm's
+/// own process, the same errors for bad images, and a crashing process fails one source only.
+@Suite struct ImagingProcessTests {
+    static func workerCommand() throws -> [String] {
+        guard let executable = CLI.executable else { throw CLIError.notBuilt }
+        return [executable.path, "imaging-worker"]
+    }
+
+    @Test func aWarmInImagingProcessesGivesTheSameBundleAsInProcess() async throws {
+        let images = try SourceImages.distinct(12)
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/p/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"p\(index)\"")
+        }
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = (0..<images.count).map { server.url("/p/\($0)") }
+            let defaults = """
+                defaults:
+                  placeholder: [thumbhash, blurhash, average]
+                """
+            let manifest = try scratch.write(Manifests.yaml(urls: urls, defaults: defaults), to: "manifest.yml")
+            let inProcess = try await Warm.run(manifest, output: scratch.path("A/Images.warmcache"),
+                                               options: Warm.options(cache: scratch.path("cache-a"), imaging: 2))
+                .published()
+            var options = Warm.options(cache: scratch.path("cache-b"), imaging: 3)
+            options.imagingProcessCommand = try Self.workerCommand()
+            let processes = try await Warm.run(manifest, output: scratch.path("B/Images.warmcache"), options: options)
+                .published()
+            #expect(processes.totals.variantsEncoded == images.count * Manifests.variantsPerSource)
+            #expect(processes.totals.variantsEncoded == inProcess.totals.variantsEncoded)
+            let a = snapshot(of: scratch.path("A/Images.warmcache"))
+            let b = snapshot(of: scratch.path("B/Images.warmcache"))
+            #expect(a.count > images.count)
+            #expect(a == b, "bundles differ: \(differences(a, b))")
+        }
+    }
+
+    @Test func aBadImageFailsInAProcessAsItDoesInProcess() throws {
+        let engine = try ImagingEngine()
+        let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration)
+        defer { pool.shutdown() }
+        let good = try SourceImages.fixture("chelsea.jpg").bytes
+        let truncated = try engine.open(Data(good.prefix(good.count * 2 / 3)), name: "truncated.jpg")
+        let specs = [VariantSpec(width: 64, height: 64, format: .jpeg)]
+        let local = #expect(throws: ImagingError.self) { try truncated.render(specs) }
+        let remote = #expect(throws: ImagingError.self) { try pool.render(truncated, specs, placeholder: []) }
+        #expect(remote?.kind == local?.kind && remote?.source == "truncated.jpg")
+        #expect(remote?.message == local?.message)
+        // The process is still there for the next source, and renders it.
+        let whole = try engine.open(Data(good), name: "chelsea.jpg")
+        #expect(try pool.render(whole, specs, placeholder: .thumbHash) == whole.render(specs, placeholder: .thumbHash))
+    }
+
+    @Test func aProcessThatDiesFailsItsSourceWithTheReason() throws {
+        let engine = try ImagingEngine()
+        // Reads the configuration, then dies the way a libvips crash would.
+        let pool = ImagingProcessPool(command: ["/bin/sh", "-c", "head -c 4 >/dev/null; kill -SEGV $$"],
+                                      configuration: engine.configuration)
+        defer { pool.shutdown() }
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let error = #expect(throws: ImagingError.self) {
+            try pool.render(source, [VariantSpec(width: 32, height: nil, format: .jpeg)], placeholder: [])
+        }
+        #expect(error?.kind == .processingFailed && error?.source == "coffee.jpg")
+        #expect(error?.message.contains("signal \(SIGSEGV)") == true, "\(String(describing: error))")
+    }
+
+    @Test func aCommandThatCannotStartIsAClearError() throws {
+        let engine = try ImagingEngine()
+        let pool = ImagingProcessPool(command: ["/nonexistent/warm-cache", "imaging-worker"],
+                                      configuration: engine.configuration)
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let error = #expect(throws: ImagingError.self) {
+            try pool.render(source, [VariantSpec(width: 32, height: nil, format: .jpeg)], placeholder: [])
+        }
+        #expect(error?.message.contains("/nonexistent/warm-cache") == true, "\(String(describing: error))")
+    }
+}
