@@ -50,12 +50,17 @@ import WarmCacheTestSupport
         let truncated = try engine.open(Data(good.prefix(good.count * 2 / 3)), name: "truncated.jpg")
         let specs = [VariantSpec(width: 64, height: 64, format: .jpeg)]
         let local = #expect(throws: ImagingError.self) { try truncated.render(specs) }
-        let remote = #expect(throws: ImagingError.self) { try pool.render(truncated, specs, placeholder: []) }
+        let remote = #expect(throws: ImagingError.self) {
+            try pool.render(truncated.bytes, name: "truncated.jpg", specs: specs, alphaSpecs: specs, placeholder: [])
+        }
         #expect(remote?.kind == local?.kind && remote?.source == "truncated.jpg")
         #expect(remote?.message == local?.message)
         // The process is still there for the next source, and renders it.
         let whole = try engine.open(Data(good), name: "chelsea.jpg")
-        #expect(try pool.render(whole, specs, placeholder: .thumbHash) == whole.render(specs, placeholder: .thumbHash))
+        let (info, rendered) = try pool.render(whole.bytes, name: "chelsea.jpg", specs: specs, alphaSpecs: [],
+                                               placeholder: .thumbHash)
+        #expect(info == whole.info)
+        #expect(rendered == (try whole.render(specs, placeholder: .thumbHash)))
     }
 
     @Test func aProcessThatDiesFailsItsSourceWithTheReason() throws {
@@ -66,7 +71,8 @@ import WarmCacheTestSupport
         defer { pool.shutdown() }
         let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
         let error = #expect(throws: ImagingError.self) {
-            try pool.render(source, [VariantSpec(width: 32, height: nil, format: .jpeg)], placeholder: [])
+            try pool.render(source.bytes, name: source.name, specs: [VariantSpec(width: 32, height: nil, format: .jpeg)],
+                            alphaSpecs: [], placeholder: [])
         }
         #expect(error?.kind == .processingFailed && error?.source == "coffee.jpg")
         #expect(error?.message.contains("signal \(SIGSEGV)") == true, "\(String(describing: error))")
@@ -78,7 +84,8 @@ import WarmCacheTestSupport
                                       configuration: engine.configuration)
         let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
         let error = #expect(throws: ImagingError.self) {
-            try pool.render(source, [VariantSpec(width: 32, height: nil, format: .jpeg)], placeholder: [])
+            try pool.render(source.bytes, name: source.name, specs: [VariantSpec(width: 32, height: nil, format: .jpeg)],
+                            alphaSpecs: [], placeholder: [])
         }
         #expect(error?.message.contains("/nonexistent/warm-cache") == true, "\(String(describing: error))")
     }

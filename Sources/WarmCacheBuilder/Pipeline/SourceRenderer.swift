@@ -81,18 +81,22 @@ struct SourceRenderer: Sendable {
         } else {
             bytes = try Self.read(pending.original)
         }
-        let opened: OpenedSource
-        do {
-            opened = try engine.open(bytes, name: planned.identifier.rawValue)
-        } catch {
-            throw Failure(failure: SourceFailure(error))
-        }
-        let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
+        let info: SourceImageInfo
+        let requests: ResolvedRequests
         let rendered: RenderedSource
         do {
             if let processes {
-                rendered = try processes.render(opened, requests.specs, placeholder: planned.placeholders)
+                // The imaging process reads the header itself and picks the specs for the alpha it finds.
+                let opaque = ResolvedRequests(planned, sourceHasAlpha: false)
+                let alpha = ResolvedRequests(planned, sourceHasAlpha: true)
+                (info, rendered) = try processes.render(bytes, name: planned.identifier.rawValue,
+                                                        specs: opaque.specs, alphaSpecs: alpha.specs,
+                                                        placeholder: planned.placeholders)
+                requests = info.hasAlpha ? alpha : opaque
             } else {
+                let opened = try engine.open(bytes, name: planned.identifier.rawValue)
+                info = opened.info
+                requests = ResolvedRequests(planned, sourceHasAlpha: info.hasAlpha)
                 rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
             }
         } catch {
@@ -116,9 +120,9 @@ struct SourceRenderer: Sendable {
         }
         let source = BundleContents.Source(
             identifier: planned.identifier, contentSHA256: sha256,
-            format: opened.info.format?.rawValue ?? opened.info.loader, pixelSize: opened.info.pixelSize,
+            format: info.format?.rawValue ?? info.loader, pixelSize: info.pixelSize,
             byteCount: bytes.count, placeholder: rendered.placeholder.isEmpty ? nil : rendered.placeholder)
-        let entry = RenderMemo.Entry(source: source, sourceHasAlpha: opened.info.hasAlpha, variants: variants)
+        let entry = RenderMemo.Entry(source: source, sourceHasAlpha: info.hasAlpha, variants: variants)
         try? memo.save(entry, as: pending.memoKey)  // a lost memo only costs a re-encode next time
         return Rendered(source: source, variants: variants, action: .encoded)
     }

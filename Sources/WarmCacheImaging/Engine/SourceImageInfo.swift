@@ -1,7 +1,7 @@
 import WarmCache
 
 /// What the header of a source says, read without decoding its pixels.
-public struct SourceImageInfo: Sendable, Hashable {
+public struct SourceImageInfo: Sendable, Hashable, Codable {
     /// The source's format when it is also an output format (`nil` for TIFF).
     public var format: ImageFormat?
     /// The libvips loader family that reads it: `jpeg`, `png`, `webp`, `gif`, `heif`, `jxl` or `tiff`.
@@ -26,7 +26,7 @@ public struct SourceImageInfo: Sendable, Hashable {
     public var byteCount: Int
 
     /// The stored pixels' colour model.
-    public enum ColorModel: String, Sendable, Hashable {
+    public enum ColorModel: String, Sendable, Hashable, Codable {
         case rgb, grey, cmyk, other
     }
 

@@ -62,26 +62,27 @@ final class ImagingProcess: @unchecked Sendable {
     }
 
     /// Renders one source; throws ``ImagingWire/BrokenPipe`` when the process is gone.
-    func render(_ source: OpenedSource, specs: [VariantSpec], placeholder: PlaceholderKinds) throws
-        -> Result<RenderedSource, ImagingError> {
-        try ImagingWire.write(ImagingWire.Job(name: source.name, specs: specs, placeholder: placeholder.rawValue),
-                              payloads: [source.bytes], to: jobs)
+    func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
+                placeholder: PlaceholderKinds) throws -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
+        try ImagingWire.write(ImagingWire.Job(name: name, specs: specs, alphaSpecs: alphaSpecs,
+                                              placeholder: placeholder.rawValue),
+                              payloads: [bytes], to: jobs)
         guard let (reply, images) = try ImagingWire.read(ImagingWire.Reply.self, from: replies) else {
             throw ImagingWire.BrokenPipe(description: "the imaging process closed its output")
         }
         if let failure = reply.failure {
             return .failure(ImagingError(ImagingError.Kind(rawValue: failure.kind) ?? .processingFailed,
-                                         source: source.name, message: failure.message,
+                                         source: name, message: failure.message,
                                          libvipsMessage: failure.libvipsMessage))
         }
-        guard images.count == reply.variants.count else {
+        guard let info = reply.info, images.count == reply.variants.count else {
             throw ImagingWire.BrokenPipe(description: "a reply with \(images.count) images for \(reply.variants.count) variants")
         }
         let variants = zip(reply.variants, images).map { variant, data in
             EncodedVariant(spec: variant.spec, pixelWidth: variant.pixelWidth, pixelHeight: variant.pixelHeight,
                            hasAlpha: variant.hasAlpha, data: data)
         }
-        return .success(RenderedSource(variants: variants, placeholder: reply.placeholder ?? ImagePlaceholder()))
+        return .success((info, RenderedSource(variants: variants, placeholder: reply.placeholder ?? ImagePlaceholder())))
     }
 
     /// Closes its input (it exits when it has answered everything) and waits for it. Returns how it

@@ -36,20 +36,23 @@ package final class ImagingProcessPool: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// Renders `source` in one of the processes, like ``OpenedSource/render(_:placeholder:)``.
-    package func render(_ source: OpenedSource, _ specs: [VariantSpec], placeholder: PlaceholderKinds)
-        throws(ImagingError) -> RenderedSource {
+    /// Opens and renders a source in one of the processes, like ``ImagingEngine/open(_:name:)``
+    /// then ``OpenedSource/render(_:placeholder:)`` with `specs` for an opaque source and
+    /// `alphaSpecs` for one with alpha. Returns the header's facts with the render.
+    package func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
+                        placeholder: PlaceholderKinds) throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
         var ended: [String] = []
         for _ in 0..<2 {
             let process: ImagingProcess
             do {
                 process = try takeIdle() ?? ImagingProcess(command: command, configuration: configuration)
             } catch {
-                throw ImagingError(.engineUnavailable, source: source.name,
+                throw ImagingError(.engineUnavailable, source: name,
                                    message: "cannot start an imaging process (\(command.joined(separator: " "))): \(error)")
             }
             do {
-                let result = try process.render(source, specs: specs, placeholder: placeholder)
+                let result = try process.render(bytes, name: name, specs: specs, alphaSpecs: alphaSpecs,
+                                                placeholder: placeholder)
                 giveBack(process)
                 return try result.get()
             } catch let error as ImagingError {
@@ -58,7 +61,7 @@ package final class ImagingProcessPool: @unchecked Sendable {
                 ended.append(process.stop(force: true))
             }
         }
-        throw ImagingError(.processingFailed, source: source.name,
+        throw ImagingError(.processingFailed, source: name,
                            message: "the imaging process ended while rendering this source, twice (\(ended.joined(separator: ", "))); "
                                + "the other sources are not affected. Check the image with `vipsheader`, or report it with the file")
     }

@@ -15,10 +15,12 @@ import Darwin
 /// first frame to a process is its ``ImagingConfiguration``; then each job (a source's bytes as
 /// the payload) is answered by one reply (the variants' bytes as payloads, in spec order).
 enum ImagingWire {
-    /// One source to render.
+    /// One source to render: `specs` for an opaque source, `alphaSpecs` for one with alpha (the
+    /// process reads the header, so the warm does not have to).
     struct Job: Codable {
         var name: String
         var specs: [VariantSpec]
+        var alphaSpecs: [VariantSpec]
         var placeholder: Int
     }
 
@@ -37,6 +39,7 @@ enum ImagingWire {
             var libvipsMessage: String?
         }
 
+        var info: SourceImageInfo?
         var variants: [Variant] = []
         var placeholder: ImagePlaceholder?
         var failure: Failure?

@@ -27,8 +27,10 @@ package enum ImagingWorker {
         -> (ImagingWire.Reply, [Data]) {
         var reply = ImagingWire.Reply()
         do {
-            let rendered = try engine.open(bytes, name: job.name)
-                .render(job.specs, placeholder: PlaceholderKinds(rawValue: job.placeholder))
+            let opened = try engine.open(bytes, name: job.name)
+            reply.info = opened.info
+            let rendered = try opened.render(opened.info.hasAlpha ? job.alphaSpecs : job.specs,
+                                             placeholder: PlaceholderKinds(rawValue: job.placeholder))
             reply.variants = rendered.variants.map {
                 ImagingWire.Reply.Variant(spec: $0.spec, pixelWidth: $0.pixelWidth, pixelHeight: $0.pixelHeight,
                                           hasAlpha: $0.hasAlpha)
