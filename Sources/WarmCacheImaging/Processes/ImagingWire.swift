@@ -72,7 +72,7 @@ enum ImagingWire {
                 let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    throw BrokenPipe(description: "writing to the imaging process: \(String(cString: strerror(errno)))")
+                    throw BrokenPipe(description: "writing a frame: \(String(cString: strerror(errno)))")
                 }
                 offset += written
             }
@@ -96,7 +96,7 @@ enum ImagingWire {
         var bytes = [UInt8](repeating: 0, count: 4)
         let got = try fill(&bytes, descriptor)
         if got == 0 && atFrameStart { return nil }
-        guard got == 4 else { throw BrokenPipe(description: "the imaging process closed its output mid-frame") }
+        guard got == 4 else { throw BrokenPipe(description: "the pipe closed mid-frame") }
         let value = Int(UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24)
         guard value <= maxLength else { throw BrokenPipe(description: "a frame of \(value) bytes") }
         return value
@@ -105,7 +105,7 @@ enum ImagingWire {
     private static func readExactly(_ count: Int, _ descriptor: Int32) throws -> Data {
         var bytes = [UInt8](repeating: 0, count: count)
         guard try fill(&bytes, descriptor) == count else {
-            throw BrokenPipe(description: "the imaging process closed its output mid-frame")
+            throw BrokenPipe(description: "the pipe closed mid-frame")
         }
         return Data(bytes)
     }
@@ -118,7 +118,7 @@ enum ImagingWire {
                 let got = systemRead(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if got < 0 {
                     if errno == EINTR { continue }
-                    throw BrokenPipe(description: "reading from the imaging process: \(String(cString: strerror(errno)))")
+                    throw BrokenPipe(description: "reading a frame: \(String(cString: strerror(errno)))")
                 }
                 if got == 0 { break }
                 offset += got

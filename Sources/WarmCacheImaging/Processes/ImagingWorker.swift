@@ -17,6 +17,8 @@ package enum ImagingWorker {
                 try ImagingWire.write(reply, payloads: images, to: output)
             }
             return 0
+        } catch is ImagingWire.BrokenPipe {
+            return 1  // the warm is gone (killed, or it gave up on this process): nothing to tell anyone
         } catch {
             FileHandle.standardError.write(Data("warm-cache imaging-worker: \(error)\n".utf8))
             return 1
