@@ -64,9 +64,9 @@ final class ImagingProcess: @unchecked Sendable {
     /// Renders one source; throws ``ImagingWire/BrokenPipe`` when the process is gone.
     func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
                 placeholder: PlaceholderKinds) throws -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
-        try ImagingWire.write(ImagingWire.Job(name: name, specs: specs, alphaSpecs: alphaSpecs,
-                                              placeholder: placeholder.rawValue),
-                              payloads: [bytes], to: jobs)
+        let job = ImagingWire.Job(name: name, specs: specs, alphaSpecs: alphaSpecs == specs ? nil : alphaSpecs,
+                                  placeholder: placeholder.rawValue)
+        try ImagingWire.write(job, payloads: [bytes], to: jobs)
         guard let (reply, images) = try ImagingWire.read(ImagingWire.Reply.self, from: replies) else {
             throw ImagingWire.BrokenPipe(description: "the imaging process closed its output")
         }
@@ -75,12 +75,17 @@ final class ImagingProcess: @unchecked Sendable {
                                          source: name, message: failure.message,
                                          libvipsMessage: failure.libvipsMessage))
         }
-        guard let info = reply.info, images.count == reply.variants.count else {
-            throw ImagingWire.BrokenPipe(description: "a reply with \(images.count) images for \(reply.variants.count) variants")
+        guard let info = reply.info else {
+            throw ImagingWire.BrokenPipe(description: "a reply without the source's header")
         }
-        let variants = zip(reply.variants, images).map { variant, data in
-            EncodedVariant(spec: variant.spec, pixelWidth: variant.pixelWidth, pixelHeight: variant.pixelHeight,
-                           hasAlpha: variant.hasAlpha, data: data)
+        let rendered = job.specs(hasAlpha: info.hasAlpha)
+        guard images.count == reply.variants.count, reply.variants.count == rendered.count else {
+            throw ImagingWire.BrokenPipe(description: "a reply with \(images.count) images and "
+                + "\(reply.variants.count) variants for \(rendered.count) specs")
+        }
+        let variants = zip(rendered, zip(reply.variants, images)).map { spec, answer in
+            EncodedVariant(spec: spec, pixelWidth: answer.0.pixelWidth, pixelHeight: answer.0.pixelHeight,
+                           hasAlpha: answer.0.hasAlpha, data: answer.1)
         }
         return .success((info, RenderedSource(variants: variants, placeholder: reply.placeholder ?? ImagePlaceholder())))
     }

@@ -16,18 +16,22 @@ import Darwin
 /// the payload) is answered by one reply (the variants' bytes as payloads, in spec order).
 enum ImagingWire {
     /// One source to render: `specs` for an opaque source, `alphaSpecs` for one with alpha (the
-    /// process reads the header, so the warm does not have to).
+    /// process reads the header, so the warm does not have to); `nil` when they are the same.
     struct Job: Codable {
         var name: String
         var specs: [VariantSpec]
-        var alphaSpecs: [VariantSpec]
+        var alphaSpecs: [VariantSpec]?
         var placeholder: Int
+
+        func specs(hasAlpha: Bool) -> [VariantSpec] {
+            hasAlpha ? alphaSpecs ?? specs : specs
+        }
     }
 
     /// What became of a job.
     struct Reply: Codable {
+        /// One per spec of the job (those for the source's alpha), in order.
         struct Variant: Codable {
-            var spec: VariantSpec
             var pixelWidth: Int
             var pixelHeight: Int
             var hasAlpha: Bool

@@ -31,10 +31,10 @@ package enum ImagingWorker {
         do {
             let opened = try engine.open(bytes, name: job.name)
             reply.info = opened.info
-            let rendered = try opened.render(opened.info.hasAlpha ? job.alphaSpecs : job.specs,
+            let rendered = try opened.render(job.specs(hasAlpha: opened.info.hasAlpha),
                                              placeholder: PlaceholderKinds(rawValue: job.placeholder))
             reply.variants = rendered.variants.map {
-                ImagingWire.Reply.Variant(spec: $0.spec, pixelWidth: $0.pixelWidth, pixelHeight: $0.pixelHeight,
+                ImagingWire.Reply.Variant(pixelWidth: $0.pixelWidth, pixelHeight: $0.pixelHeight,
                                           hasAlpha: $0.hasAlpha)
             }
             reply.placeholder = rendered.placeholder
