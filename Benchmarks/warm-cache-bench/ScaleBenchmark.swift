@@ -112,7 +112,8 @@ struct ScaleBenchmark: AsyncParsableCommand {
                 row.record(cold: cold, lost: lost)
                 print("N=\(names.count) run \(attempt): \(Measurement.format(cold.seconds, 2)) s  "
                     + "\(Measurement.format(Double(names.count) / cold.seconds)) sources/s  "
-                    + "peak RSS \(Measurement.format(cold.peakRSSMiB, 0)) MiB  [\(totals)]"
+                    + "peak RSS \(Measurement.format(cold.peakRSSMiB, 0)) MiB"
+                    + " (imaging processes \(Measurement.format(cold.childrenPeakRSSMiB, 0)) MiB more)  [\(totals)]"
                     + (lost != 0 ? "  LOST \(lost) SOURCES" : ""))
 
                 if attempt == 1 && !skipRewarm {
@@ -164,6 +165,7 @@ struct ScaleRow {
     var sources: Int
     var coldSeconds: [Double] = []
     var peakRSS: [Double] = []
+    var childrenPeakRSS: [Double] = []
     var crashes = 0
     var failures = 0
     var lost = 0
@@ -174,12 +176,13 @@ struct ScaleRow {
     mutating func record(cold: Subprocess.Outcome, lost: Int) {
         coldSeconds.append(cold.seconds)
         peakRSS.append(cold.peakRSSMiB)
+        childrenPeakRSS.append(cold.childrenPeakRSSMiB)
         self.lost += lost
     }
 
     static func table(_ rows: [ScaleRow], peerProcesses: Int) -> String {
         var lines = [
-            "| sources | warm sources/s | peak RSS | re-warm (304s) | % of cold | pyvips \(peerProcesses) proc. sources/s | warm / pyvips | runs, crashed |",
+            "| sources | warm sources/s | peak RSS (+ imaging processes') | re-warm (304s) | % of cold | pyvips \(peerProcesses) proc. sources/s | warm / pyvips | runs, crashed |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for row in rows {
@@ -193,7 +196,9 @@ struct ScaleRow {
             let ratio = rate.flatMap { rate in row.peerRate.map { Measurement.format(rate / $0, 2) + "×" } } ?? "–"
             let attempts = row.coldSeconds.count + row.crashes + row.failures
             lines.append("| \(row.sources) | \(rate.map { Measurement.format($0) } ?? "–") "
-                + "| \(row.peakRSS.max().map { Measurement.format($0, 0) + " MiB" } ?? "–") | \(rewarm) | \(share) "
+                + "| \(row.peakRSS.max().map { Measurement.format($0, 0) + " MiB" } ?? "–")"
+                + "\(row.childrenPeakRSS.max().map { $0 > 0 ? " (+ " + Measurement.format($0, 0) + " MiB)" : "" } ?? "") "
+                + "| \(rewarm) | \(share) "
                 + "| \(row.peerRate.map { Measurement.format($0) } ?? "–") | \(ratio) "
                 + "| \(attempts), \(row.crashes) crashed\(row.failures > 0 ? ", \(row.failures) failed" : "")"
                 + "\(row.lost > 0 ? ", \(row.lost) sources lost" : "") |")

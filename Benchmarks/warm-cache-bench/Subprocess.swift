@@ -5,9 +5,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs commands as child processes and measures each one on its own: wall time, and peak RSS
-/// from the kernel's accounting of that child (`wait4`), so a figure is the command's own high
-/// water mark, not this process's nor another child's.
+/// Runs commands as child processes and measures each one on its own: wall time, CPU from the
+/// kernel's accounting of that child (`wait4`), and its own peak RSS read from `/proc` while it runs
+/// (``PeakRSSSampler``: `wait4`'s figure would include this process's size), so a figure is the
+/// command's own, not this process's nor another child's.
 enum Subprocess {
     /// How a child ended.
     struct Outcome {
@@ -17,6 +18,9 @@ enum Subprocess {
         var cpuSeconds: Double
         /// The child's peak resident set size, in MiB.
         var peakRSSMiB: Double
+        /// The peaks of the processes the child started (a warm's imaging processes), summed, in
+        /// MiB; shared library pages count in each.
+        var childrenPeakRSSMiB: Double = 0
         /// The exit status, or the signal number when `signal` is true.
         var status: Int32
         /// Killed by a signal (a crash: SIGSEGV, SIGABRT, ...).
@@ -59,6 +63,7 @@ enum Subprocess {
     struct Running {
         let pid: pid_t
         let started: UInt64
+        let sampler: PeakRSSSampler
 
         /// Waits for this child (only this one) and measures it: seconds from its start until it
         /// is reaped, and its own peak RSS.
@@ -67,6 +72,7 @@ enum Subprocess {
             var usage = rusage()
             while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
             let seconds = Double(Measurement.now() - started) / 1e9
+            let sampled = sampler.stop()
             let signal = status & 0x7f
             #if canImport(Darwin)
             let peak = Double(usage.ru_maxrss) / 1_048_576
@@ -75,7 +81,8 @@ enum Subprocess {
             #endif
             let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
                 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-            return Outcome(seconds: seconds, cpuSeconds: cpu, peakRSSMiB: peak,
+            return Outcome(seconds: seconds, cpuSeconds: cpu, peakRSSMiB: sampled.own.map { Double($0) / 1024 } ?? peak,
+                           childrenPeakRSSMiB: Double(sampled.children) / 1024,
                            status: signal == 0 ? (status >> 8) & 0xff : signal, signalled: signal != 0)
         }
     }
@@ -124,6 +131,6 @@ enum Subprocess {
                 NSLocalizedDescriptionKey: "cannot start \(path): \(String(cString: strerror(spawned)))",
             ])
         }
-        return Running(pid: pid, started: started)
+        return Running(pid: pid, started: started, sampler: PeakRSSSampler(pid: pid))
     }
 }
