@@ -85,25 +85,33 @@ enum ImagingWire {
 
     /// The next frame, or `nil` when the other side closed the pipe between frames.
     static func read<Header: Decodable>(_ type: Header.Type, from descriptor: Int32) throws -> (Header, [Data])? {
-        guard let headerLength = try readLength(descriptor, atFrameStart: true) else { return nil }
+        guard let headerLength = try readLength(descriptor) else { return nil }
         let header = try JSONDecoder().decode(Header.self, from: try readExactly(headerLength, descriptor))
-        guard let count = try readLength(descriptor, atFrameStart: false) else { return nil }
+        let count = try lengthInFrame(descriptor)
         var payloads: [Data] = []
         for _ in 0..<count {
-            guard let length = try readLength(descriptor, atFrameStart: false) else { return nil }
-            payloads.append(try readExactly(length, descriptor))
+            payloads.append(try readExactly(try lengthInFrame(descriptor), descriptor))
         }
         return (header, payloads)
     }
 
-    private static func readLength(_ descriptor: Int32, atFrameStart: Bool) throws -> Int? {
+    /// A length field, or `nil` if the pipe closed before it (between frames).
+    private static func readLength(_ descriptor: Int32) throws -> Int? {
         var bytes = [UInt8](repeating: 0, count: 4)
         let got = try fill(&bytes, descriptor)
-        if got == 0 && atFrameStart { return nil }
+        if got == 0 { return nil }
         guard got == 4 else { throw BrokenPipe(description: "the pipe closed mid-frame") }
         let value = Int(UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 24)
         guard value <= maxLength else { throw BrokenPipe(description: "a frame of \(value) bytes") }
         return value
+    }
+
+    /// A length field inside a frame, where the pipe must not end.
+    private static func lengthInFrame(_ descriptor: Int32) throws -> Int {
+        guard let length = try readLength(descriptor) else {
+            throw BrokenPipe(description: "the pipe closed mid-frame")
+        }
+        return length
     }
 
     private static func readExactly(_ count: Int, _ descriptor: Int32) throws -> Data {
