@@ -26,7 +26,7 @@ struct OriginalAcquirer: Sendable {
 
     /// A write to the originals cache that follows a request.
     enum PendingRecord: Sendable {
-        /// A `304` with the validators on record: touch the record file.
+        /// A `304` with the validators on record: note the confirmation, without rewriting the record.
         case confirm(OriginalsCache.Entry)
         /// A `304` with new validators, or for a record not saved under the file's stamp.
         case revalidated(OriginalRecord, OriginalsCache.Entry)

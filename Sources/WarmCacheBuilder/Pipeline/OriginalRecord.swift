@@ -1,7 +1,8 @@
 import Foundation
 import WarmCache
 
-/// What the originals cache knows about one original, kept beside it as a few text lines:
+/// What the originals cache knows about one original, kept in the cache's records (``CacheRecords``)
+/// as a few text lines:
 ///
 /// ```
 /// warm-cache original 1
@@ -16,7 +17,7 @@ import WarmCache
 ///
 /// A value runs to the end of its line (header values never hold line breaks). Read as bytes,
 /// with no decoder to set up: a re-warm reads one record per source. Versions before this
-/// format wrote the same fields as JSON, which is still read (``Codable``).
+/// format wrote the same fields as JSON files, which are still read once (``LegacyCacheFiles``).
 struct OriginalRecord: Codable, Sendable, Equatable {
     var identifier: String
     var sha256: String
@@ -24,7 +25,7 @@ struct OriginalRecord: Codable, Sendable, Equatable {
     var etag: String?
     var lastModified: String?
     /// When the server last confirmed these bytes (download or 304); drives `--max-age`. A later
-    /// confirmation with unchanged validators is kept as the record file's modification time.
+    /// confirmation with unchanged validators is kept beside the record (``CacheRecords``).
     var checkedAt: Date
     /// The original file's stamp when its bytes were last known to hash to `sha256` (absent in
     /// records from older versions: those originals are hashed once more).

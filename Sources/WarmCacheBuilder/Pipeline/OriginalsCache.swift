@@ -14,13 +14,13 @@ import WarmCache
 /// Layout under the cache directory:
 /// ```
 /// originals/<aa>/<sha256 of the source identifier>.orig   the bytes as the server sent them
-/// originals/<aa>/<sha256 of the source identifier>.record an OriginalRecord (a few text lines)
+/// records.sqlite                                          an OriginalRecord per original (CacheRecords)
 /// ```
 /// A download lands in the `.orig` file atomically (the fetcher renames a complete, fsynced
-/// file into place), and the record is written after it, atomically but without a flush (it is
-/// rewritten on every revalidation). A record that does not decode, or whose file is missing or
-/// whose bytes no longer hash to the recorded SHA-256 (a crash between the two steps, a power
-/// loss, a truncated copy from a CI cache) is discarded, and the original is fetched again.
+/// file into place), and its record is saved after it. A record that does not decode, or whose
+/// file is missing or whose bytes no longer hash to the recorded SHA-256 (a crash between the
+/// two steps, a power loss, a truncated copy from a CI cache) is discarded, and the original is
+/// fetched again.
 ///
 /// The record also holds the file's ``FileStamp`` as it was when saved: while the file still
 /// has that stamp (not written, replaced or restored since) its bytes are known to be the
@@ -28,24 +28,24 @@ import WarmCache
 struct OriginalsCache: Sendable {
     let directory: URL
     private let directoryPath: String
+    let records: CacheRecords
 
-    init(cacheDirectory: URL) {
+    init(cacheDirectory: URL, records: CacheRecords) {
         directory = cacheDirectory.appendingPathComponent("originals", isDirectory: true)
         directoryPath = directory.path
+        self.records = records
     }
 
-    /// Where one source's original and its record are: computed once per source, as paths (a
-    /// re-warm touches both files of every source, and building URLs would cost more than that).
+    /// Where one source's original is and the name of its record: computed once per source, as
+    /// paths (building URLs would cost more than a re-warm's whole look-up).
     struct Entry: Sendable {
         let identifier: SourceIdentifier
-        /// `originals/<aa>` (created on first save).
+        /// The SHA-256 of the identifier: the `.orig` file's name and the record's key.
+        let name: String
+        /// `originals/<aa>` (created by the fetcher).
         let folderPath: String
         /// The `.orig` file.
         let dataPath: String
-        /// The `.record` file.
-        let recordPath: String
-        /// Where versions before the text record kept it, as JSON: still read, removed on the next save.
-        var legacyRecordPath: String { String(recordPath.dropLast(".record".count)) + ".json" }
 
         var dataURL: URL { URL(fileURLWithPath: dataPath, isDirectory: false) }
     }
@@ -53,32 +53,29 @@ struct OriginalsCache: Sendable {
     func entry(for identifier: SourceIdentifier) -> Entry {
         let name = ContentHash.sha256(Data(identifier.rawValue.utf8))
         let folder = directoryPath + "/" + name.prefix(2)
-        let base = folder + "/" + name
-        return Entry(identifier: identifier, folderPath: folder, dataPath: base + ".orig", recordPath: base + ".record")
+        return Entry(identifier: identifier, name: name, folderPath: folder, dataPath: folder + "/" + name + ".orig")
     }
 
-    /// The record of a cached original whose bytes are intact, or `nil` (and the broken entry
+    /// The record of a cached original whose bytes are intact, or `nil` (and the broken record
     /// removed) if there is none. The bytes are hashed only when the file's stamp is not the
     /// recorded one; the record returned holds the stamp under which they were checked, and
-    /// `isSaved` says whether the record file already holds that stamp (then ``confirm(_:)``
+    /// `isSaved` says whether the saved record already holds that stamp (then ``confirm(_:)``
     /// can stand in for ``save(_:at:)``).
     func validRecord(at entry: Entry) -> (record: OriginalRecord, isSaved: Bool)? {
-        guard let (read, isCurrent) = Self.readRecord(of: entry), read.identifier == entry.identifier.rawValue else {
+        guard let (text, confirmedAt) = records.original(named: entry.name),
+              var record = OriginalRecord(text: text), record.identifier == entry.identifier.rawValue else {
             return nil
         }
-        var record = read
-        // A confirmation moves the record file's modification time instead of rewriting it.
-        let recordPath = isCurrent ? entry.recordPath : entry.legacyRecordPath
-        if let confirmed = FileStamp(atPath: recordPath)?.modified, confirmed > record.checkedAt {
-            record.checkedAt = confirmed
+        if let confirmedAt, confirmedAt > record.checkedAt {
+            record.checkedAt = confirmedAt
         }
         let found = FileStamp(atPath: entry.dataPath)
         if let stamp = record.stamp, stamp.size == record.byteCount, found == stamp {
-            return (record, isCurrent)
+            return (record, true)
         }
         guard let bytes = try? Data(contentsOf: entry.dataURL, options: .alwaysMapped),
               bytes.count == record.byteCount, ContentHash.sha256(bytes) == record.sha256 else {
-            unlink(recordPath)
+            records.removeOriginal(named: entry.name)
             return nil
         }
         // The stamp the hashed bytes had, if the file did not change while they were read.
@@ -87,24 +84,9 @@ struct OriginalsCache: Sendable {
     }
 
     /// Records that the server confirmed a saved record's original just now (a `304` with the
-    /// same validators): the record file's modification time becomes its `checkedAt`, with no
-    /// rewrite (a rename over an existing file costs a journal commit on ext4).
+    /// same validators), without rewriting the record: `--max-age` counts from this moment.
     func confirm(_ entry: Entry) throws {
-        guard utimensat(AT_FDCWD, entry.recordPath, nil, 0) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
-    }
-
-    /// The record, and whether it is in the current format at ``Entry/recordPath`` (a legacy one
-    /// is saved anew rather than confirmed).
-    private static func readRecord(of entry: Entry) -> (OriginalRecord, isCurrent: Bool)? {
-        if let text = DurableFile.contents(atPath: entry.recordPath) {
-            return OriginalRecord(text: text).map { ($0, true) }
-        }
-        guard let json = DurableFile.contents(atPath: entry.legacyRecordPath) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return (try? decoder.decode(OriginalRecord.self, from: json)).map { ($0, false) }
+        try records.confirmOriginal(named: entry.name, at: Date())
     }
 
     /// The stamp of the original file now in place, for the record of a download just renamed there.
@@ -114,27 +96,24 @@ struct OriginalsCache: Sendable {
 
     /// Saves the record for an original already in place at the entry's `dataPath`.
     func save(_ record: OriginalRecord, at entry: Entry) throws {
-        try DurableFile.ensureFolder(atPath: entry.folderPath)
-        let temporary = entry.recordPath + ".\(UUID().uuidString).tmp"
-        try DurableFile.write(record.text, toPath: temporary, flush: false)
-        try DurableFile.move(atPath: temporary, toPath: entry.recordPath)
-        unlink(entry.legacyRecordPath)
+        try records.saveOriginal(record.text, named: entry.name)
     }
 
     /// Removes `*.part` and `*.tmp` files that interrupted runs left behind. Only files older
-    /// than `age` go, so a run sharing this cache directory concurrently keeps its own.
+    /// than `age` go, so a run sharing this cache directory concurrently keeps its own. Reads
+    /// the fan-out folders' names only (a re-warm of thousands of sources lists them all) and
+    /// looks at the dates of leftovers alone.
     func sweepLeftovers(olderThan age: TimeInterval = 3600) {
-        let keys: [URLResourceKey] = [.contentModificationDateKey]
-        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) else {
-            return
-        }
+        guard let fanOut = try? FileManager.default.contentsOfDirectory(atPath: directoryPath) else { return }
         let cutoff = Date().addingTimeInterval(-age)
-        for case let url as URL in enumerator {
-            let name = url.lastPathComponent
-            guard name.hasSuffix(".part") || name.hasSuffix(".tmp") else { continue }
-            let modified = (try? url.resourceValues(forKeys: Set(keys)))?.contentModificationDate ?? .distantPast
-            if modified < cutoff {
-                try? FileManager.default.removeItem(at: url)
+        for folder in fanOut {
+            let folderPath = directoryPath + "/" + folder
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
+                where name.hasSuffix(".part") || name.hasSuffix(".tmp") {
+                let path = folderPath + "/" + name
+                if let modified = FileStamp(atPath: path)?.modified, modified < cutoff {
+                    unlink(path)
+                }
             }
         }
     }

@@ -15,9 +15,9 @@ import WarmCacheImaging
 /// list of variant keys, and adding a preset re-encodes that source's variants (only that
 /// source's).
 ///
-/// Entries live at `renders/<aa>/<key>.memo` in the cache directory, written without a flush: a
-/// lost or torn entry only costs a re-render. An entry only counts if every blob it names is
-/// still in the bundle's object store (the renderer checks).
+/// Entries live in the cache directory's ``CacheRecords`` under their memo key, saved without a
+/// flush: a lost or torn entry only costs a re-render. An entry only counts if every blob it
+/// names is still in the bundle's object store (the renderer checks).
 ///
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
@@ -31,13 +31,7 @@ import WarmCacheImaging
 /// comes last so nothing in it needs escaping but a line break (an entry for such a key is not
 /// written).
 struct RenderMemo: Sendable {
-    let directory: URL
-    private let directoryPath: String
-
-    init(cacheDirectory: URL) {
-        directory = cacheDirectory.appendingPathComponent("renders", isDirectory: true)
-        directoryPath = directory.path
-    }
+    let records: CacheRecords
 
     struct Entry: Sendable {
         var source: BundleContents.Source
@@ -77,7 +71,7 @@ struct RenderMemo: Sendable {
     /// variant keys `keys` gives for the original's alpha (the keys of format `auto` depend on it).
     func load(_ key: String, source: SourceIdentifier, keys: (_ sourceHasAlpha: Bool) -> [VariantKey]) -> Entry? {
         // Parsed as bytes: splitting `String`s by `Character` costs more than reading the file.
-        guard let data = DurableFile.contents(atPath: path(for: key).file) else { return nil }
+        guard let data = records.render(key: key) else { return nil }
         let bytes = [UInt8](data)
         let lines = bytes.split(separator: Self.newline)
         guard lines.count >= 3, lines[0].elementsEqual(Self.header.utf8) else { return nil }
@@ -109,11 +103,7 @@ struct RenderMemo: Sendable {
 
     func save(_ entry: Entry, as key: String) throws {
         guard let data = Self.encode(entry) else { return }
-        let (folder, file) = path(for: key)
-        try DurableFile.ensureFolder(atPath: folder)
-        let temporary = file + ".\(UUID().uuidString).tmp"
-        try DurableFile.write(data, toPath: temporary, flush: false)
-        try DurableFile.move(atPath: temporary, toPath: file)
+        try records.saveRender(data, key: key)
     }
 
     private static let header = "warm-cache render memo 3"
@@ -186,11 +176,5 @@ struct RenderMemo: Sendable {
                                                  blue: UInt8(channels[2]), alpha: UInt8(channels[3]))
         }
         return placeholder
-    }
-
-    /// `renders/<aa>` and `renders/<aa>/<key>.memo`, as paths (one lookup per source).
-    private func path(for key: String) -> (folder: String, file: String) {
-        let folder = directoryPath + "/" + key.prefix(2)
-        return (folder, folder + "/" + key + ".memo")
     }
 }

@@ -48,17 +48,25 @@ public struct WarmPipeline: Sendable {
         try checkEncoders()
         let writer = BundleWriter(bundleURL: plan.output)
         let cacheDirectory = options.resolvedCacheDirectory(for: plan)
-        let originals = OriginalsCache(cacheDirectory: cacheDirectory)
         // File-system work (listing, creating, sweeping, SQLite, syncfs) never runs on the cooperative
         // pool: a blocked pool thread would stall downloads and their timers.
+        let records: CacheRecords
         do {
-            try await BlockingWork.run {
+            records = try await BlockingWork.run {
                 try writer.prepare()
-                originals.sweepLeftovers()
+                return try CacheRecords(cacheDirectory: cacheDirectory)
             }
+        } catch let error as SQLiteError {
+            await BlockingWork.run { writer.abandon() }
+            throw WarmError(.fileSystem, "cannot open the cache's records "
+                + "\(cacheDirectory.appendingPathComponent(CacheRecords.fileName).path): \(error.message); "
+                + "check the cache directory's permissions, or delete the file (originals are then downloaded again)")
         } catch {
             throw WarmError(.fileSystem, "\(error)")
         }
+        let originals = OriginalsCache(cacheDirectory: cacheDirectory, records: records)
+        // Interrupted runs' leftovers are swept while this run works (only files older than an hour go).
+        let sweep = Task { await BlockingWork.run { originals.sweepLeftovers() } }
 
         let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
         let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
@@ -72,7 +80,7 @@ public struct WarmPipeline: Sendable {
         }
         defer { processes?.shutdown() }
         let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,
-                                      memo: RenderMemo(cacheDirectory: cacheDirectory))
+                                      memo: RenderMemo(records: records))
         let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency)
         logger.debug("warm started", metadata: [
             "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
@@ -134,6 +142,7 @@ public struct WarmPipeline: Sendable {
         if let processes {
             await BlockingWork.run { processes.shutdown() }
         }
+        await sweep.value
 
         func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {
             report.status = status

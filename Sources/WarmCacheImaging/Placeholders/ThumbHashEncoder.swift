@@ -75,28 +75,66 @@ extension ThumbHash {
 
 /// The cosine transform of one channel over a triangle of components: `(cx, cy)` with
 /// `cx * ny < nx * (ny - cy)`, ordered by row then column, DC first.
+///
+/// Separable: each row is first reduced to its `nx` column sums (`nx × width × height`
+/// multiplications), then each component sums those down the rows, instead of every component
+/// visiting every pixel; the cosines are computed once per transform, not once per component.
 struct ChannelTransform {
     let width: Int
     let height: Int
+    /// `cos(π / width · cx · (x + 0.5))` at `cx * width + x`, for `cx` below ``maxComponents``.
+    private let columnCosines: [Double]
+    /// `cos(π / height · cy · (y + 0.5))` at `cy * height + y`.
+    private let rowCosines: [Double]
+    /// ThumbHash uses at most 7 components along a side (luminance of an opaque image).
+    static let maxComponents = 7
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        columnCosines = Self.cosines(count: width)
+        rowCosines = Self.cosines(count: height)
+    }
+
+    private static func cosines(count: Int) -> [Double] {
+        (0..<maxComponents).flatMap { component in
+            (0..<count).map { cos(Double.pi / Double(count) * Double(component) * (Double($0) + 0.5)) }
+        }
+    }
 
     /// The DC term, the AC terms normalised to 0–1 (0.5 is zero), and their scale (the largest
     /// AC magnitude; 0 leaves the terms unnormalised).
     func encode(_ channel: [Double], nx: Int, ny: Int) -> (dc: Double, ac: [Double], scale: Double) {
+        precondition(nx <= Self.maxComponents && ny <= Self.maxComponents)
+        // rowSums[cx * height + y] = Σx channel[x, y] · cos_cx(x)
+        var rowSums = [Double](repeating: 0, count: nx * height)
+        channel.withUnsafeBufferPointer { pixels in
+            columnCosines.withUnsafeBufferPointer { columns in
+                for y in 0..<height {
+                    let row = y * width
+                    for cx in 0..<nx {
+                        let cosines = cx * width
+                        var sum = 0.0
+                        for x in 0..<width {
+                            sum += pixels[row + x] * columns[cosines + x]
+                        }
+                        rowSums[cx * height + y] = sum
+                    }
+                }
+            }
+        }
         var dc = 0.0
         var ac: [Double] = []
         var scale = 0.0
+        let pixelCount = Double(width * height)
         for cy in 0..<ny {
-            let rows = (0..<height).map { cos(Double.pi / Double(height) * Double(cy) * (Double($0) + 0.5)) }
             var cx = 0
             while cx * ny < nx * (ny - cy) {
-                let columns = (0..<width).map { cos(Double.pi / Double(width) * Double(cx) * (Double($0) + 0.5)) }
                 var sum = 0.0
                 for y in 0..<height {
-                    for x in 0..<width {
-                        sum += channel[x + y * width] * columns[x] * rows[y]
-                    }
+                    sum += rowSums[cx * height + y] * rowCosines[cy * height + y]
                 }
-                let factor = sum / Double(width * height)
+                let factor = sum / pixelCount
                 if cx > 0 || cy > 0 {
                     ac.append(factor)
                     scale = max(scale, abs(factor))

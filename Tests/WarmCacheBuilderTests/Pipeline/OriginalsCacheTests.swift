@@ -7,6 +7,10 @@ import WarmCache
 @Suite struct OriginalsCacheTests {
     static let identifier = SourceIdentifier(verbatim: "https://img.example.com/a b\tc.jpg?size=large")
 
+    static func cache(in directory: URL) throws -> OriginalsCache {
+        OriginalsCache(cacheDirectory: directory, records: try CacheRecords(cacheDirectory: directory))
+    }
+
     /// An original in place at its entry, and a record of it.
     static func saved(in cache: OriginalsCache, etag: String? = "\"5e8a-1f\"") throws
         -> (OriginalsCache.Entry, OriginalRecord) {
@@ -16,53 +20,102 @@ import WarmCache
         try DurableFile.write(bytes, toPath: entry.dataPath)
         let record = OriginalRecord(identifier: identifier.rawValue, sha256: ContentHash.sha256(bytes),
                                     byteCount: bytes.count, etag: etag, lastModified: "Tue, 03 Nov 2026 10:00:00 GMT",
-                                    // Later than the record file's modification time, which would count as a
-                                    // later confirmation.
-                                    checkedAt: Date(timeIntervalSince1970: 4_102_444_800.369_242_8),
+                                    checkedAt: Date(timeIntervalSince1970: 1_795_620_258.369_242_8),
                                     stamp: cache.stamp(for: entry))
         return (entry, record)
     }
 
     @Test(arguments: [nil, "\"5e8a-1f\"", "W/\"tab\tinside\""])
     func aRecordReadsBackAsItWasSaved(etag: String?) throws {
-        let cache = OriginalsCache(cacheDirectory: try BundleFixtures.temporaryDirectory("originals"))
+        let directory = try BundleFixtures.temporaryDirectory("originals")
+        let cache = try Self.cache(in: directory)
         let (entry, record) = try Self.saved(in: cache, etag: etag)
         try cache.save(record, at: entry)
         let found = try #require(cache.validRecord(at: entry))
         #expect(found.record == record)
         #expect(found.isSaved, "a saved record with the original's stamp is confirmed, not rewritten")
-        #expect(entry.recordPath.hasSuffix(".record"))
+        // And by another run, which opens the records anew.
+        #expect(try Self.cache(in: directory).validRecord(at: entry)?.record == record)
     }
 
-    @Test func aRecordFromAnEarlierVersionIsReadAndReplacedOnSave() throws {
-        let cache = OriginalsCache(cacheDirectory: try BundleFixtures.temporaryDirectory("originals"))
+    @Test func aConfirmationMovesCheckedAtWithoutRewritingTheRecord() throws {
+        let cache = try Self.cache(in: try BundleFixtures.temporaryDirectory("originals"))
         let (entry, record) = try Self.saved(in: cache)
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        try DurableFile.write(try encoder.encode(record), toPath: entry.legacyRecordPath)
+        try cache.save(record, at: entry)
+        let before = Date()
+        try cache.confirm(entry)
         let found = try #require(cache.validRecord(at: entry))
-        #expect(found.record.sha256 == record.sha256 && found.record.etag == record.etag)
-        #expect(!found.isSaved, "a legacy record is saved in the current format, not confirmed")
-        try cache.save(found.record, at: entry)
-        #expect(!FileManager.default.fileExists(atPath: entry.legacyRecordPath))
-        #expect(cache.validRecord(at: entry)?.isSaved == true)
+        #expect(found.record.checkedAt >= before.addingTimeInterval(-0.001))
+        #expect(found.record.etag == record.etag && found.record.stamp == record.stamp)
     }
 
     @Test(arguments: ["", "warm-cache original 1\nidentifier\tx", "warm-cache original 9\n", "{\"sha256\": 1}\n"])
     func aTornOrForeignRecordIsNone(text: String) throws {
-        let cache = OriginalsCache(cacheDirectory: try BundleFixtures.temporaryDirectory("originals"))
-        let (entry, record) = try Self.saved(in: cache)
-        try cache.save(record, at: entry)
-        try DurableFile.write(Data(text.utf8), toPath: entry.recordPath)
+        let cache = try Self.cache(in: try BundleFixtures.temporaryDirectory("originals"))
+        let (entry, _) = try Self.saved(in: cache)
+        try cache.records.saveOriginal(Data(text.utf8), named: entry.name)
         #expect(cache.validRecord(at: entry) == nil)
     }
 
     @Test func aRecordWhoseOriginalChangedIsDiscarded() throws {
-        let cache = OriginalsCache(cacheDirectory: try BundleFixtures.temporaryDirectory("originals"))
+        let cache = try Self.cache(in: try BundleFixtures.temporaryDirectory("originals"))
         let (entry, record) = try Self.saved(in: cache)
         try cache.save(record, at: entry)
         try DurableFile.write(Data("other bytes, same.....".utf8), toPath: entry.dataPath)
         #expect(cache.validRecord(at: entry) == nil)
-        #expect(!FileManager.default.fileExists(atPath: entry.recordPath))
+        #expect(cache.records.original(named: entry.name) == nil)
+    }
+
+    /// A cache directory written by an earlier version (a record file per original, text or
+    /// JSON, and a memo file per render) is moved into the records the first time it is opened.
+    @Test func recordFilesOfEarlierVersionsAreMovedIn() throws {
+        let directory = try BundleFixtures.temporaryDirectory("originals")
+        // Paths in `directory`, records elsewhere: `directory` has none yet.
+        let cache = OriginalsCache(cacheDirectory: directory,
+                                   records: try CacheRecords(cacheDirectory: try BundleFixtures.temporaryDirectory("elsewhere")))
+        let (entry, record) = try Self.saved(in: cache)
+        let other = cache.entry(for: SourceIdentifier(verbatim: "https://img.example.com/other.png"))
+        try DurableFile.ensureFolder(atPath: other.folderPath)
+        try DurableFile.write(Data("other original".utf8), toPath: other.dataPath)
+        var otherRecord = record
+        otherRecord.identifier = "https://img.example.com/other.png"
+        otherRecord.sha256 = ContentHash.sha256(Data("other original".utf8))
+        otherRecord.stamp = cache.stamp(for: other)
+        // As the earlier versions wrote them.
+        let textPath = entry.folderPath + "/\(entry.name).record"
+        try DurableFile.write(record.text, toPath: textPath)
+        let confirmed = Date(timeIntervalSince1970: 1_795_700_000)
+        try FileManager.default.setAttributes([.modificationDate: confirmed], ofItemAtPath: textPath)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let jsonPath = other.folderPath + "/\(other.name).json"
+        try DurableFile.write(try encoder.encode(otherRecord), toPath: jsonPath)
+        let memoFolder = directory.appendingPathComponent("renders/ab")
+        try FileManager.default.createDirectory(at: memoFolder, withIntermediateDirectories: true)
+        try Data("warm-cache render memo 3\n".utf8).write(to: memoFolder.appendingPathComponent("ab01.memo"))
+
+        let reopened = try Self.cache(in: directory)
+        let found = try #require(reopened.validRecord(at: entry))
+        #expect(found.record.sha256 == record.sha256 && found.record.etag == record.etag && found.isSaved)
+        #expect(abs(found.record.checkedAt.timeIntervalSince(confirmed)) < 0.01,
+                "the record file's modification time was its last confirmation")
+        #expect(reopened.validRecord(at: other)?.record.sha256 == otherRecord.sha256)
+        #expect(reopened.records.render(key: "ab01") == Data("warm-cache render memo 3\n".utf8))
+        for path in [textPath, jsonPath, directory.appendingPathComponent("renders").path] {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path) is left")
+        }
+    }
+
+    /// A records file that is not a database (a torn CI-cache restore) is replaced by an empty
+    /// one: its originals are downloaded again, the run goes on.
+    @Test func aDamagedRecordsFileIsReplaced() throws {
+        let directory = try BundleFixtures.temporaryDirectory("originals")
+        let path = directory.appendingPathComponent(CacheRecords.fileName)
+        try Data(repeating: 0x5a, count: 8192).write(to: path)
+        let cache = try Self.cache(in: directory)
+        let (entry, record) = try Self.saved(in: cache)
+        #expect(cache.validRecord(at: entry) == nil)
+        try cache.save(record, at: entry)
+        #expect(cache.validRecord(at: entry)?.record == record)
     }
 }

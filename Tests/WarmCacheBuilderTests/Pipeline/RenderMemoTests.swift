@@ -34,7 +34,7 @@ import WarmCache
     ])
     func anEntryReadsBackAsItWasSaved(placeholder: ImagePlaceholder?) throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
-        let memo = RenderMemo(cacheDirectory: directory)
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory))
         for alpha in [false, true] {
             let saved = Self.entry(alpha: alpha, placeholder: placeholder)
             try memo.save(saved, as: "ab\(alpha)")
@@ -52,7 +52,7 @@ import WarmCache
 
     @Test func anEntryCountsOnlyForExactlyItsKeys() throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
-        let memo = RenderMemo(cacheDirectory: directory)
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory))
         try memo.save(Self.entry(alpha: false, placeholder: nil), as: "cd01")
         let keys = Self.keys(alpha: false)
         #expect(memo.load("cd01", source: Self.source, keys: { _ in keys }) != nil)
@@ -66,16 +66,15 @@ import WarmCache
 
     @Test func aTornOrForeignEntryIsAMiss() throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
-        let memo = RenderMemo(cacheDirectory: directory)
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory))
         try memo.save(Self.entry(alpha: false, placeholder: ImagePlaceholder(thumbHash: Data([9]))), as: "ef01")
-        let file = directory.appendingPathComponent("renders/ef/ef01.memo")
-        let whole = try Data(contentsOf: file)
+        let whole = try #require(memo.records.render(key: "ef01"))
         let keys = Self.keys(alpha: false)
         for cut in stride(from: 0, to: whole.count - 1, by: 7) {
-            try whole.prefix(cut).write(to: file)
+            try memo.records.saveRender(whole.prefix(cut), key: "ef01")
             #expect(memo.load("ef01", source: Self.source, keys: { _ in keys }) == nil, "cut at \(cut)")
         }
-        try Data("{\"source\": {}}".utf8).write(to: file)
+        try memo.records.saveRender(Data("{\"source\": {}}".utf8), key: "ef01")
         #expect(memo.load("ef01", source: Self.source, keys: { _ in keys }) == nil)
     }
 }
