@@ -31,6 +31,8 @@ import WarmCacheTestSupport
                 .published()
             var options = Warm.options(cache: scratch.path("cache-b"), imaging: 3)
             options.imagingProcessCommand = try Self.workerCommand()
+            // The processes decide on libvips' vector paths as this process did (they round differently).
+            options.imagingProcessVectorPaths = .automatic
             let processes = try await Warm.run(manifest, output: scratch.path("B/Images.warmcache"), options: options)
                 .published()
             #expect(processes.totals.variantsEncoded == images.count * Manifests.variantsPerSource)
@@ -44,7 +46,9 @@ import WarmCacheTestSupport
 
     @Test func aBadImageFailsInAProcessAsItDoesInProcess() throws {
         let engine = try ImagingEngine()
-        let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration)
+        // Vector paths as this process has them, so that the renders compare byte for byte.
+        let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration,
+                                      vectorPaths: .automatic)
         defer { pool.shutdown() }
         let good = try SourceImages.fixture("chelsea.jpg").bytes
         let truncated = try engine.open(Data(good.prefix(good.count * 2 / 3)), name: "truncated.jpg")

@@ -42,12 +42,12 @@ struct RenderMemo: Sendable {
 
     /// The memo key for one source's render.
     static func key(source: SourceIdentifier, originalSHA256: String, placeholders: PlaceholderKinds,
-                    configuration: ImagingConfiguration) -> String {
+                    configuration: ImagingConfiguration, vectorPaths: Bool) -> String {
         let lines = [
             "warm-cache render memo 3",
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
-            "vector paths \(ImagingRuntime.state?.vectorPathsEnabled.description ?? "not started")",
+            "vector paths \(vectorPaths)",
             "engine \(fingerprint(configuration))",
             "source \(source.rawValue)",
             "original \(originalSHA256)",

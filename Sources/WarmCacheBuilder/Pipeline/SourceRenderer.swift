@@ -58,7 +58,9 @@ struct SourceRenderer: Sendable {
             known = bytes
         }
         let memoKey = RenderMemo.key(source: planned.identifier, originalSHA256: sha256,
-                                     placeholders: planned.placeholders, configuration: engine.configuration)
+                                     placeholders: planned.placeholders, configuration: engine.configuration,
+                                     vectorPaths: processes?.vectorPathsEnabled
+                                         ?? ImagingRuntime.state?.vectorPathsEnabled ?? false)
         var requested: ResolvedRequests?
         if let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
                let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)

@@ -1,4 +1,5 @@
 import Foundation
+import WarmCacheImaging
 
 /// How one warm run behaves, beyond what the manifest says.
 ///
@@ -21,6 +22,8 @@ public struct WarmOptions: Sendable {
     /// passes its own executable with `imaging-worker`. Much faster for small images, and a
     /// libvips crash fails one source instead of the run. `nil` renders in this process.
     public var imagingProcessCommand: [String]?
+    /// How imaging processes start libvips' vector paths (tests compare them with in-process renders).
+    package var imagingProcessVectorPaths: ImagingRuntime.VectorPaths = .oneRenderAtATime
     /// Overrides the manifest's `fetch.concurrency` when set.
     public var fetchConcurrency: Int?
     /// Where to write the JSON report with every source (``WarmReport``), whether or not the run

@@ -76,7 +76,8 @@ public struct WarmPipeline: Sendable {
             : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let processes = options.imagingProcessCommand.map {
-            ImagingProcessPool(command: $0, configuration: engine.configuration)
+            ImagingProcessPool(command: $0, configuration: engine.configuration,
+                               vectorPaths: options.imagingProcessVectorPaths)
         }
         defer { processes?.shutdown() }
         let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,

@@ -45,10 +45,15 @@ public enum ImagingRuntime {
     }
 
     /// libvips' vectorised code paths: liborc-generated code up to libvips 8.14, highway from 8.15.
-    public enum VectorPaths: String, Sendable, Hashable {
+    public enum VectorPaths: String, Sendable, Hashable, Codable {
         /// Off where they are known to crash under concurrency (see ``VectorPolicy``), otherwise
         /// libvips' own choice (which honours `VIPS_NOVECTOR=1`).
         case automatic
+        /// For a process that renders one source at a time (the warm's imaging processes):
+        /// libvips' own choice, even where ``automatic`` turns them off. The crash needs two
+        /// renders building or disposing operations at the same time; a lone render builds and
+        /// disposes its operations on the one thread that drives it.
+        case oneRenderAtATime
         /// Always on, even where they are known to crash.
         case on
         /// Always off: the plain C paths.
@@ -67,6 +72,15 @@ public enum ImagingRuntime {
         public var vectorPathsEnabled: Bool
         /// Why the vector paths are on or off.
         public var vectorPathsReason: String
+        /// What libvips chose at start-up, before the settings applied (off with `VIPS_NOVECTOR=1`).
+        var vectorPathsByDefault: Bool
+
+        /// What `choice` would decide in a process started like this one (same libraries, same
+        /// environment): how a warm knows what its imaging processes run.
+        func vectorPaths(_ choice: VectorPaths) -> Bool {
+            VectorPolicy.decide(choice, libvips: libvipsVersion, orc: orcVersion, libvipsDefault: vectorPathsByDefault)
+                .enabled
+        }
     }
 
     /// The running state; `nil` until something started the runtime.
@@ -127,11 +141,12 @@ public enum ImagingRuntime {
 
         let libvips = String(cString: wc_vips_version())
         let orc = wc_orc_version().map { String(cString: $0) }
-        let decision = VectorPolicy.decide(settings.vectorPaths, libvips: libvips, orc: orc,
-                                           libvipsDefault: wc_vips_vector_enabled() != 0)
+        let byDefault = wc_vips_vector_enabled() != 0
+        let decision = VectorPolicy.decide(settings.vectorPaths, libvips: libvips, orc: orc, libvipsDefault: byDefault)
         wc_vips_set_vector_enabled(decision.enabled ? 1 : 0)
         return State(settings: settings, libvipsVersion: libvips, orcVersion: orc,
-                     vectorPathsEnabled: wc_vips_vector_enabled() != 0, vectorPathsReason: decision.reason)
+                     vectorPathsEnabled: wc_vips_vector_enabled() != 0, vectorPathsReason: decision.reason,
+                     vectorPathsByDefault: byDefault)
     }
 
     nonisolated(unsafe) private static var current: State?

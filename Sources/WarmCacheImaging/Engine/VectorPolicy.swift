@@ -13,7 +13,9 @@
 ///
 /// So on libvips < 8.15 with liborc loaded, `automatic` turns the vector paths off. liborc
 /// 0.4.34 fixed the race upstream, but libvips 8.14 has not been checked with it here, so it
-/// is not re-enabled automatically: ``ImagingRuntime/VectorPaths/on`` does that.
+/// is not re-enabled automatically: ``ImagingRuntime/VectorPaths/on`` does that. A process that
+/// renders one source at a time (`oneRenderAtATime`: the warm's imaging processes, like the
+/// pyvips processes people compare with) keeps libvips' choice: the race needs two renders.
 enum VectorPolicy {
     struct Decision: Equatable {
         var enabled: Bool
@@ -29,6 +31,10 @@ enum VectorPolicy {
             return Decision(enabled: true, reason: "on by setting")
         case .off:
             return Decision(enabled: false, reason: "off by setting")
+        case .oneRenderAtATime:
+            return Decision(enabled: libvipsDefault,
+                            reason: libvipsDefault ? "on: this process renders one source at a time, so liborc's code "
+                                + "memory is never used by two renders at once" : "off (VIPS_NOVECTOR is set)")
         case .automatic:
             if let orc, isBefore(libvips, "8.15") {
                 return Decision(enabled: false,

@@ -17,8 +17,8 @@ final class ImagingProcess: @unchecked Sendable {
     private let jobs: Int32
     private let replies: Int32
 
-    /// Starts `command` (an executable and its arguments) and sends it `configuration`.
-    init(command: [String], configuration: ImagingConfiguration) throws {
+    /// Starts `command` (an executable and its arguments) and sends it `setup`.
+    init(command: [String], setup: ImagingWire.Setup) throws {
         Self.spawning.lock()
         var locked = true
         defer { if locked { Self.spawning.unlock() } }
@@ -54,7 +54,7 @@ final class ImagingProcess: @unchecked Sendable {
         jobs = toChild[1]
         replies = fromChild[0]
         do {
-            try ImagingWire.write(configuration, to: jobs)
+            try ImagingWire.write(setup, to: jobs)
         } catch {
             _ = stop()
             throw error

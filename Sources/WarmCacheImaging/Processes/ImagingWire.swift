@@ -12,9 +12,15 @@ import Darwin
 ///
 /// A frame is a JSON header followed by raw payloads (encoded images), each length-prefixed:
 /// `u32 header length, header, u32 payload count, (u32 length, bytes)…`, little-endian. The
-/// first frame to a process is its ``ImagingConfiguration``; then each job (a source's bytes as
-/// the payload) is answered by one reply (the variants' bytes as payloads, in spec order).
+/// first frame to a process is its ``Setup``; then each job (a source's bytes as the payload) is
+/// answered by one reply (the variants' bytes as payloads, in spec order).
 enum ImagingWire {
+    /// How a process starts libvips and its engine.
+    struct Setup: Codable {
+        var configuration: ImagingConfiguration
+        var vectorPaths: ImagingRuntime.VectorPaths
+    }
+
     /// One source to render: `specs` for an opaque source, `alphaSpecs` for one with alpha (the
     /// process reads the header, so the warm does not have to); `nil` when they are the same.
     struct Job: Codable {

@@ -10,8 +10,9 @@ package enum ImagingWorker {
     /// Serves until standard input closes (the warm finished, or died). Returns the exit status.
     package static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
         do {
-            guard let (configuration, _) = try ImagingWire.read(ImagingConfiguration.self, from: input) else { return 0 }
-            let engine = try ImagingEngine(configuration: configuration)
+            guard let (setup, _) = try ImagingWire.read(ImagingWire.Setup.self, from: input) else { return 0 }
+            _ = try ImagingRuntime.start(ImagingRuntime.Settings(vectorPaths: setup.vectorPaths))
+            let engine = try ImagingEngine(configuration: setup.configuration)
             while let (job, payloads) = try ImagingWire.read(ImagingWire.Job.self, from: input) {
                 let (reply, images) = render(job, bytes: payloads.first ?? Data(), engine: engine)
                 try ImagingWire.write(reply, payloads: images, to: output)

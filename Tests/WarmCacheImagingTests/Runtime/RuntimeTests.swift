@@ -15,6 +15,10 @@ import Testing
         #expect(VectorPolicy.decide(.automatic, libvips: "8.16.1", orc: "0.4.33", libvipsDefault: true).enabled)
         #expect(!VectorPolicy.decide(.automatic, libvips: "8.16.1", orc: nil, libvipsDefault: false).enabled)
         #expect(!VectorPolicy.decide(.automatic, libvips: "8.14.1", orc: nil, libvipsDefault: false).enabled)
+        // A process rendering one source at a time keeps libvips' choice, liborc or not.
+        let lone = VectorPolicy.decide(.oneRenderAtATime, libvips: "8.14.1", orc: "0.4.33", libvipsDefault: true)
+        #expect(lone.enabled && lone.reason.contains("one source at a time"))
+        #expect(!VectorPolicy.decide(.oneRenderAtATime, libvips: "8.14.1", orc: "0.4.33", libvipsDefault: false).enabled)
         // Explicit settings win.
         #expect(VectorPolicy.decide(.on, libvips: "8.14.1", orc: "0.4.33", libvipsDefault: true).enabled)
         #expect(!VectorPolicy.decide(.off, libvips: "8.16.0", orc: nil, libvipsDefault: true).enabled)
