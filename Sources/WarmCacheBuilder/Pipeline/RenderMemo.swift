@@ -32,6 +32,20 @@ import WarmCacheImaging
 /// written).
 struct RenderMemo: Sendable {
     let records: CacheRecords
+    /// The start of every key of this run: versions and engine settings (computed once, not per source).
+    private let settings: String
+
+    /// - Parameter vectorPaths: whether the process that renders runs libvips' vector paths.
+    init(records: CacheRecords, configuration: ImagingConfiguration, vectorPaths: Bool) {
+        self.records = records
+        settings = [
+            "warm-cache render memo 3",
+            "generator \(WarmCacheVersion.current)",
+            "libvips \(ImagingEngine.libvipsVersion)",
+            "vector paths \(vectorPaths)",
+            "engine \(Self.fingerprint(configuration))",
+        ].joined(separator: "\n")
+    }
 
     struct Entry: Sendable {
         var source: BundleContents.Source
@@ -41,19 +55,9 @@ struct RenderMemo: Sendable {
     }
 
     /// The memo key for one source's render.
-    static func key(source: SourceIdentifier, originalSHA256: String, placeholders: PlaceholderKinds,
-                    configuration: ImagingConfiguration, vectorPaths: Bool) -> String {
-        let lines = [
-            "warm-cache render memo 3",
-            "generator \(WarmCacheVersion.current)",
-            "libvips \(ImagingEngine.libvipsVersion)",
-            "vector paths \(vectorPaths)",
-            "engine \(fingerprint(configuration))",
-            "source \(source.rawValue)",
-            "original \(originalSHA256)",
-            "placeholders \(placeholders.rawValue)",
-        ]
-        return ContentHash.sha256(Data(lines.joined(separator: "\n").utf8))
+    func key(source: SourceIdentifier, originalSHA256: String, placeholders: PlaceholderKinds) -> String {
+        let lines = settings + "\nsource \(source.rawValue)\noriginal \(originalSHA256)\nplaceholders \(placeholders.rawValue)"
+        return ContentHash.sha256(Data(lines.utf8))
     }
 
     /// The settings that change output bytes, in a stable order (dictionaries print in a

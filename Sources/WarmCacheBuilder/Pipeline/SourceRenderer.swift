@@ -57,10 +57,7 @@ struct SourceRenderer: Sendable {
             sha256 = ContentHash.sha256(bytes)
             known = bytes
         }
-        let memoKey = RenderMemo.key(source: planned.identifier, originalSHA256: sha256,
-                                     placeholders: planned.placeholders, configuration: engine.configuration,
-                                     vectorPaths: processes?.vectorPathsEnabled
-                                         ?? ImagingRuntime.state?.vectorPathsEnabled ?? false)
+        let memoKey = memo.key(source: planned.identifier, originalSHA256: sha256, placeholders: planned.placeholders)
         var requested: ResolvedRequests?
         if let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
                let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)

@@ -81,7 +81,9 @@ public struct WarmPipeline: Sendable {
         }
         defer { processes?.shutdown() }
         let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,
-                                      memo: RenderMemo(records: records))
+                                      memo: RenderMemo(records: records, configuration: engine.configuration,
+                                                       vectorPaths: processes?.vectorPathsEnabled
+                                                           ?? ImagingRuntime.state?.vectorPathsEnabled ?? false))
         let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency)
         logger.debug("warm started", metadata: [
             "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
@@ -143,6 +145,8 @@ public struct WarmPipeline: Sendable {
         if let processes {
             await BlockingWork.run { processes.shutdown() }
         }
+        // Confirmations kept in memory: a failure only loses when originals were last confirmed.
+        await BlockingWork.run { try? records.flush() }
         await sweep.value
 
         func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {

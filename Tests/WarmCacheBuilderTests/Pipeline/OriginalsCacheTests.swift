@@ -44,6 +44,7 @@ import WarmCache
         try cache.save(record, at: entry)
         let before = Date()
         try cache.confirm(entry)
+        try cache.records.flush()
         let found = try #require(cache.validRecord(at: entry))
         #expect(found.record.checkedAt >= before.addingTimeInterval(-0.001))
         #expect(found.record.etag == record.etag && found.record.stamp == record.stamp)

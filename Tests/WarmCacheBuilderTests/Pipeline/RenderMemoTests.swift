@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WarmCache
+import WarmCacheImaging
 @testable import WarmCacheBuilder
 
 /// The render memo's entries: what a re-warm reads back instead of decoding and encoding again.
@@ -34,7 +35,8 @@ import WarmCache
     ])
     func anEntryReadsBackAsItWasSaved(placeholder: ImagePlaceholder?) throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
-        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory))
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
         for alpha in [false, true] {
             let saved = Self.entry(alpha: alpha, placeholder: placeholder)
             try memo.save(saved, as: "ab\(alpha)")
@@ -52,7 +54,8 @@ import WarmCache
 
     @Test func anEntryCountsOnlyForExactlyItsKeys() throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
-        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory))
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
         try memo.save(Self.entry(alpha: false, placeholder: nil), as: "cd01")
         let keys = Self.keys(alpha: false)
         #expect(memo.load("cd01", source: Self.source, keys: { _ in keys }) != nil)
@@ -66,7 +69,8 @@ import WarmCache
 
     @Test func aTornOrForeignEntryIsAMiss() throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
-        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory))
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
         try memo.save(Self.entry(alpha: false, placeholder: ImagePlaceholder(thumbHash: Data([9]))), as: "ef01")
         let whole = try #require(memo.records.render(key: "ef01"))
         let keys = Self.keys(alpha: false)
