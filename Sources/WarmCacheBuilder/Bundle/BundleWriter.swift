@@ -270,6 +270,23 @@ public final class BundleWriter: Sendable {
         return ContentHash.sha256(data) == sha256
     }
 
+    /// The stamp of a stored blob's file, or `nil` if there is none.
+    func blobStamp(sha256: String, format: ImageFormat) -> FileStamp? {
+        FileStamp(atPath: bundlePath + "/" + BundleFormat.objectPath(sha256: sha256, format: format))
+    }
+
+    /// Whether a blob that a run means to reuse is intact, trusting a file that still has the
+    /// stamp `known` (recorded when its bytes were last known to be right: written or hashed) with
+    /// one `lstat`, and hashing any other (``hasIntactBlob(sha256:format:byteCount:)``). Returns
+    /// the stamp to record for it next time (`nil` if the file changed while it was hashed).
+    func checkBlob(sha256: String, format: ImageFormat, byteCount: Int, known: FileStamp?)
+        -> (intact: Bool, stamp: FileStamp?) {
+        guard let found = blobStamp(sha256: sha256, format: format), found.size == byteCount else { return (false, nil) }
+        if found == known { return (true, found) }
+        guard hasIntactBlob(sha256: sha256, format: format, byteCount: byteCount) else { return (false, nil) }
+        return (true, blobStamp(sha256: sha256, format: format) == found ? found : nil)
+    }
+
     /// Stages one source's index rows: they are published by the next ``commit(createdAt:)``.
     /// Thread-safe. Throws ``BundleWriterError/Kind/inconsistentContents`` for a source or a
     /// variant key staged before.

@@ -56,4 +56,17 @@ struct FileStamp: Codable, Sendable, Equatable {
         changedNanoseconds = Int(status.st_ctim.tv_nsec)
         #endif
     }
+
+    /// The stamp as six numbers: `size inode mtime-s mtime-ns ctime-s ctime-ns` (how records store it).
+    var text: String {
+        "\(size) \(inode) \(modifiedSeconds) \(modifiedNanoseconds) \(changedSeconds) \(changedNanoseconds)"
+    }
+
+    /// Reads ``text``; `nil` for anything else.
+    init?(text: some StringProtocol) {
+        let numbers = text.split(separator: " ").compactMap { Int($0) }
+        guard numbers.count == 6, numbers[1] >= 0 else { return nil }
+        self.init(size: numbers[0], inode: UInt64(numbers[1]), modifiedSeconds: numbers[2],
+                  modifiedNanoseconds: numbers[3], changedSeconds: numbers[4], changedNanoseconds: numbers[5])
+    }
 }

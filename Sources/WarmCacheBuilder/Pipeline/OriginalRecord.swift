@@ -55,8 +55,7 @@ struct OriginalRecord: Codable, Sendable, Equatable {
         if let lastModified { lines.append("last-modified\t\(lastModified)") }
         lines.append("checked-at\t\(checkedAt.timeIntervalSince1970)")
         if let stamp {
-            lines.append("stamp\t\(stamp.size) \(stamp.inode) \(stamp.modifiedSeconds) \(stamp.modifiedNanoseconds) "
-                + "\(stamp.changedSeconds) \(stamp.changedNanoseconds)")
+            lines.append("stamp\t\(stamp.text)")
         }
         return Data((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -78,10 +77,8 @@ struct OriginalRecord: Codable, Sendable, Equatable {
               let checkedAt = fields["checked-at"].flatMap({ TimeInterval($0) }) else { return nil }
         var stamp: FileStamp?
         if let text = fields["stamp"] {
-            let numbers = text.split(separator: " ").compactMap { Int($0) }
-            guard numbers.count == 6, numbers[1] >= 0 else { return nil }
-            stamp = FileStamp(size: numbers[0], inode: UInt64(numbers[1]), modifiedSeconds: numbers[2],
-                              modifiedNanoseconds: numbers[3], changedSeconds: numbers[4], changedNanoseconds: numbers[5])
+            guard let read = FileStamp(text: text) else { return nil }
+            stamp = read
         }
         self.init(identifier: identifier, sha256: sha256, byteCount: byteCount, etag: fields["etag"],
                   lastModified: fields["last-modified"], checkedAt: Date(timeIntervalSince1970: checkedAt), stamp: stamp)

@@ -22,11 +22,15 @@ import WarmCacheImaging
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
 /// ```
-/// warm-cache render memo 3
+/// warm-cache render memo 4
 /// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
 /// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
-/// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <variant key>   (one per variant, in key order)
+/// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|-> <variant key>
 /// ```
+/// (one `variant` line per variant, in key order). The blob file's stamp (``FileStamp``: size,
+/// inode, modification and change times) is the one it had when its bytes were last known to be
+/// right: while the file still has it, a re-warm trusts the blob with one `lstat` instead of
+/// reading and hashing it.
 /// The source identifier is not stored (the memo key is derived from it), and the variant key
 /// comes last so nothing in it needs escaping but a line break (an entry for such a key is not
 /// written).
@@ -39,7 +43,7 @@ struct RenderMemo: Sendable {
     init(records: CacheRecords, configuration: ImagingConfiguration, vectorPaths: Bool) {
         self.records = records
         settings = [
-            "warm-cache render memo 3",
+            Self.header,
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
             "vector paths \(vectorPaths)",
@@ -52,6 +56,8 @@ struct RenderMemo: Sendable {
         var sourceHasAlpha: Bool
         /// Without presets (the plan names them), in key order.
         var variants: [BundleContents.Variant]
+        /// Per variant, the stamp of its blob's file when its bytes were last known to be right.
+        var blobStamps: [FileStamp?]
     }
 
     /// The memo key for one source's render.
@@ -88,21 +94,24 @@ struct RenderMemo: Sendable {
         guard lines.count - 3 == expected.count else { return nil }
 
         var variants: [BundleContents.Variant] = []
+        var stamps: [FileStamp?] = []
         variants.reserveCapacity(expected.count)
+        stamps.reserveCapacity(expected.count)
         for (row, key) in zip(lines.dropFirst(3), expected) {
-            let fields = row.split(separator: Self.tab, maxSplits: 6, omittingEmptySubsequences: false)
-            guard fields.count == 7, fields[0].elementsEqual("variant".utf8), fields[6].elementsEqual(key.rawValue.utf8),
+            let fields = row.split(separator: Self.tab, maxSplits: 7, omittingEmptySubsequences: false)
+            guard fields.count == 8, fields[0].elementsEqual("variant".utf8), fields[7].elementsEqual(key.rawValue.utf8),
                   let width = Self.int(fields[1]), let height = Self.int(fields[2]),
                   let byteCount = Self.int(fields[3]), let hasAlpha = Self.flag(fields[5]) else { return nil }
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: width, height: height), byteCount: byteCount,
                 blobSHA256: Self.string(fields[4]), hasAlpha: hasAlpha))
+            stamps.append(FileStamp(text: Self.string(fields[6])))
         }
         let row = BundleContents.Source(
             identifier: source, contentSHA256: Self.string(fields[1]), format: Self.string(fields[2]),
             pixelSize: PixelSize(width: width, height: height), byteCount: byteCount,
             placeholder: placeholder.isEmpty ? nil : placeholder)
-        return Entry(source: row, sourceHasAlpha: sourceHasAlpha, variants: variants)
+        return Entry(source: row, sourceHasAlpha: sourceHasAlpha, variants: variants, blobStamps: stamps)
     }
 
     func save(_ entry: Entry, as key: String) throws {
@@ -110,7 +119,7 @@ struct RenderMemo: Sendable {
         try records.saveRender(data, key: key)
     }
 
-    private static let header = "warm-cache render memo 3"
+    private static let header = "warm-cache render memo 4"
 
     /// The entry as text, or `nil` if a field would break the line structure.
     private static func encode(_ entry: Entry) -> Data? {
@@ -124,9 +133,11 @@ struct RenderMemo: Sendable {
             ["placeholder", placeholder.thumbHashBase64 ?? "-", placeholder.blurHash ?? "-", colour ?? "-"]
                 .joined(separator: "\t"),
         ]
-        for variant in entry.variants {
+        for (index, variant) in entry.variants.enumerated() {
+            let stamp = index < entry.blobStamps.count ? entry.blobStamps[index]?.text : nil
             lines.append(["variant", "\(variant.pixelSize.width)", "\(variant.pixelSize.height)", "\(variant.byteCount)",
-                          variant.blobSHA256, variant.hasAlpha ? "1" : "0", variant.key.rawValue].joined(separator: "\t"))
+                          variant.blobSHA256, variant.hasAlpha ? "1" : "0", stamp ?? "-", variant.key.rawValue]
+                .joined(separator: "\t"))
         }
         let text = lines.joined(separator: "\n") + "\n"
         func isField(_ text: String) -> Bool { !text.contains(where: { $0 == "\t" || $0 == "\n" }) }

@@ -64,7 +64,10 @@ struct SourceRenderer: Sendable {
                requested = requests
                return requests.keys
            }), let requested, let reused = reuse(entry, requests: requested) {
-            return .reused(reused)
+            if let restamped = reused.restamped {
+                try? memo.save(restamped, as: memoKey)  // next time these blobs are trusted without hashing
+            }
+            return .reused(reused.rendered)
         }
         return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known))
     }
@@ -104,6 +107,7 @@ struct SourceRenderer: Sendable {
 
         // Store.
         var variants: [BundleContents.Variant] = []
+        var stamps: [FileStamp?] = []
         for encoded in rendered.variants {
             let key = VariantKey(source: planned.identifier, spec: encoded.spec)
             let stored: StoredBlob
@@ -116,12 +120,14 @@ struct SourceRenderer: Sendable {
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),
                 byteCount: stored.byteCount, blobSHA256: stored.sha256, hasAlpha: encoded.hasAlpha,
                 presets: requests.presets[key] ?? []))
+            // The file now holds exactly these bytes (written, or found identical).
+            stamps.append(writer.blobStamp(sha256: stored.sha256, format: encoded.spec.format))
         }
         let source = BundleContents.Source(
             identifier: planned.identifier, contentSHA256: sha256,
             format: info.format?.rawValue ?? info.loader, pixelSize: info.pixelSize,
             byteCount: bytes.count, placeholder: rendered.placeholder.isEmpty ? nil : rendered.placeholder)
-        let entry = RenderMemo.Entry(source: source, sourceHasAlpha: info.hasAlpha, variants: variants)
+        let entry = RenderMemo.Entry(source: source, sourceHasAlpha: info.hasAlpha, variants: variants, blobStamps: stamps)
         try? memo.save(entry, as: pending.memoKey)  // a lost memo only costs a re-encode next time
         return Rendered(source: source, variants: variants, action: .encoded)
     }
@@ -135,17 +141,27 @@ struct SourceRenderer: Sendable {
     }
 
     /// The memo's rows (already matched to the plan's keys) with the plan's presets, if every
-    /// blob is still stored intact (size and content hash): a damaged or missing blob makes the
-    /// source render again, which writes it afresh.
-    private func reuse(_ entry: RenderMemo.Entry, requests: ResolvedRequests) -> Rendered? {
-        guard entry.variants.allSatisfy({
-            writer.hasIntactBlob(sha256: $0.blobSHA256, format: $0.key.spec.format, byteCount: $0.byteCount)
-        }) else { return nil }
+    /// blob is still stored intact: a file unchanged since its bytes were last known to be right
+    /// (its stamp in the entry) is trusted, any other is hashed. A damaged or missing blob makes
+    /// the source render again, which writes it afresh. When a blob had to be hashed, the entry
+    /// with its new stamps comes back too, to be saved.
+    private func reuse(_ entry: RenderMemo.Entry, requests: ResolvedRequests)
+        -> (rendered: Rendered, restamped: RenderMemo.Entry?)? {
+        var restamped = entry
+        restamped.blobStamps = entry.variants.indices.map { $0 < entry.blobStamps.count ? entry.blobStamps[$0] : nil }
+        for (index, variant) in entry.variants.enumerated() {
+            let known = restamped.blobStamps[index]
+            let check = writer.checkBlob(sha256: variant.blobSHA256, format: variant.key.spec.format,
+                                         byteCount: variant.byteCount, known: known)
+            guard check.intact else { return nil }
+            restamped.blobStamps[index] = check.stamp
+        }
         var variants = entry.variants
         for index in variants.indices {
             variants[index].presets = requests.presets[variants[index].key] ?? []
         }
-        return Rendered(source: entry.source, variants: variants, action: .reused)
+        let changed = restamped.blobStamps != entry.blobStamps
+        return (Rendered(source: entry.source, variants: variants, action: .reused), changed ? restamped : nil)
     }
 }
 

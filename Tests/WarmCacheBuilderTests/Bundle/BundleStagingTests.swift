@@ -35,6 +35,36 @@ struct BundleStagingTests {
         #expect(!FileManager.default.fileExists(atPath: shuffled.appendingPathComponent(".tmp").path))
     }
 
+    /// A blob about to be reused is trusted while its file has the stamp recorded when its bytes
+    /// were last known right (as git trusts its index); any other stamp means reading and hashing it.
+    @Test("a blob is trusted by its file's stamp, and hashed when the stamp differs")
+    func blobStamps() throws {
+        let url = try BundleFixtures.temporaryDirectory().appendingPathComponent("Images.warmcache")
+        let writer = BundleWriter(bundleURL: url, generator: "warm-cache tests")
+        try writer.prepare()
+        let bytes = Data((0..<4096).map { UInt8($0 % 251) })
+        let stored = try writer.storeBlob(bytes, format: .jpeg)
+        let written = try #require(writer.blobStamp(sha256: stored.sha256, format: .jpeg))
+        #expect(writer.checkBlob(sha256: stored.sha256, format: .jpeg, byteCount: bytes.count, known: written)
+            == (true, written))
+        #expect(writer.checkBlob(sha256: stored.sha256, format: .jpeg, byteCount: bytes.count, known: nil)
+            == (true, written), "an unknown stamp: hashed, intact, stamped")
+
+        // Damaged in place (same size): the recorded stamp no longer matches, so the bytes are hashed.
+        let path = url.appendingPathComponent(BundleFormat.objectPath(sha256: stored.sha256, format: .jpeg)).path
+        var damaged = bytes
+        damaged[100] ^= 0xff
+        try damaged.write(to: URL(fileURLWithPath: path))
+        #expect(writer.checkBlob(sha256: stored.sha256, format: .jpeg, byteCount: bytes.count, known: written).intact
+            == false)
+        // Only a stamp taken after the damage vouches for the damaged bytes: stamps are what is trusted.
+        let after = try #require(writer.blobStamp(sha256: stored.sha256, format: .jpeg))
+        #expect(after != written)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(writer.checkBlob(sha256: stored.sha256, format: .jpeg, byteCount: bytes.count, known: written).intact
+            == false)
+    }
+
     @Test("a source staged twice is refused, naming it")
     func duplicateSource() throws {
         let url = try BundleFixtures.temporaryDirectory().appendingPathComponent("Images.warmcache")

@@ -24,7 +24,11 @@ import WarmCacheImaging
         let row = BundleContents.Source(identifier: source, contentSHA256: String(repeating: "f", count: 64),
                                         format: "jpeg", pixelSize: PixelSize(width: 320, height: 240),
                                         byteCount: 20_510, placeholder: placeholder)
-        return RenderMemo.Entry(source: row, sourceHasAlpha: alpha, variants: variants)
+        // One blob with the stamp its file had, one whose stamp is unknown (hashed on reuse).
+        let stamp = FileStamp(size: 1000, inode: 1_834_411, modifiedSeconds: 1_795_620_258, modifiedNanoseconds: 369_242_887,
+                              changedSeconds: 1_795_620_259, changedNanoseconds: 7)
+        return RenderMemo.Entry(source: row, sourceHasAlpha: alpha, variants: variants,
+                                blobStamps: variants.indices.map { $0 == 0 ? stamp : nil })
     }
 
     @Test(arguments: [
@@ -49,6 +53,7 @@ import WarmCacheImaging
             #expect(loaded.source == saved.source)
             #expect(loaded.sourceHasAlpha == alpha)
             #expect(loaded.variants == saved.variants)
+            #expect(loaded.blobStamps == saved.blobStamps)
         }
     }
 
