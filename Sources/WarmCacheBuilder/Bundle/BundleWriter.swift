@@ -46,6 +46,9 @@ public final class BundleWriter: Sendable {
     private let staged = Locked<IndexBuilder?>(nil)
     /// Fan-out directories (`objects/<aa>`) known to exist, so each is created once per run.
     private let fanouts = Locked<Set<String>>([])
+    /// Whether ``prepare()`` found what an interrupted run leaves (its staging folder or a
+    /// half-built index): then the next commit collects garbage even if it changes nothing.
+    private let foundInterruptedRun = Locked(false)
     private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
@@ -82,6 +85,9 @@ public final class BundleWriter: Sendable {
         }
         discardStaged()
         fanouts.withLock { $0.removeAll() }
+        let interrupted = fileManager.fileExists(atPath: stagingURL.path)
+            || ((try? fileManager.contentsOfDirectory(atPath: bundleURL.path)) ?? []).contains(where: BundleWriter.isIndexTemporary)
+        foundInterruptedRun.withLock { $0 = interrupted }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
             try? fileManager.removeItem(at: stagingURL)
@@ -396,6 +402,21 @@ public final class BundleWriter: Sendable {
             try injectFault(.indexBuilt)
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
+        }
+        // Nothing changed (a no-op re-warm): the new index is the published one byte for byte, no
+        // blob was added, and no interrupted run left garbage. Publishing it again would only
+        // flush and rename the same bytes, and list every blob for garbage the last commit removed.
+        let unchanged = try fileSystem("comparing the index with the published one") {
+            try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
+                && FileManager.default.contentsEqual(atPath: temporary.path, andPath: indexURL.path)
+        }
+        if unchanged {
+            let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
+                                        variantCount: (try? builder.count("variants")) ?? 0,
+                                        blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: 0)
+            builder.discard()
+            try? FileManager.default.removeItem(at: stagingURL)
+            return summary
         }
         try fileSystem("publishing the index") {
             // Everything the new index names must be on disk before it replaces the old one. After

@@ -46,6 +46,28 @@ struct BundleCrashSafetyTests {
         #expect(objects.count == next.contents.variants.count)
     }
 
+    /// A no-op re-warm: the index it would publish is the published one, byte for byte, so the
+    /// commit leaves it (and the objects) alone; garbage still goes if an interrupted run left some.
+    @Test("a commit that changes nothing leaves the published index in place, but still cleans up after an interrupted run")
+    func unchangedCommit() throws {
+        let (url, written, before) = try goodBundle()
+        let indexPath = url.appendingPathComponent(BundleFormat.indexFileName).path
+        let published = try #require(FileStamp(atPath: indexPath))
+        _ = try BundleFixtures.write(to: url, sources: sources)
+        #expect(FileStamp(atPath: indexPath) == published, "the same index was written again")
+        try expectIntact(url, written, before)
+
+        // A run that stored a blob and died: the next commit, though it changes nothing, removes it.
+        let writer = BundleWriter(bundleURL: url)
+        try writer.prepare()
+        let orphan = try writer.storeBlob(Data("orphan".utf8), format: .webp)
+        let orphanPath = url.appendingPathComponent(BundleFormat.objectPath(sha256: orphan.sha256, format: .webp)).path
+        #expect(FileManager.default.fileExists(atPath: orphanPath))
+        _ = try BundleFixtures.write(to: url, sources: sources)
+        #expect(!FileManager.default.fileExists(atPath: orphanPath))
+        try expectIntact(url, written, before)
+    }
+
     @Test("a commit that references a missing blob publishes nothing")
     func missingBlob() throws {
         let (url, written, before) = try goodBundle()
