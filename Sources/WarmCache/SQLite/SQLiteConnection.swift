@@ -125,6 +125,11 @@ package final class SQLiteConnection {
         slots.removeAll()
     }
 
+    /// The rowid of the row the last successful `INSERT` on this connection added.
+    package var lastInsertRowID: Int {
+        Int(sqlite3_last_insert_rowid(handle))
+    }
+
     /// The most recent error message of this connection.
     package var lastMessage: String {
         String(cString: sqlite3_errmsg(handle))

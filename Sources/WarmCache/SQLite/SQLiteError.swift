@@ -13,6 +13,11 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
         self.context = context
     }
 
+    /// Whether a `UNIQUE`, `PRIMARY KEY` or other constraint refused the statement.
+    package var isConstraint: Bool {
+        code & 0xff == SQLITE_CONSTRAINT
+    }
+
     /// Whether the file is not a database or its pages are damaged.
     package var isCorruption: Bool {
         let primary = code & 0xff

@@ -298,10 +298,7 @@ public final class BundleWriter: Sendable {
     /// variant key staged before.
     public func add(_ source: BundleContents.Source, variants: [BundleContents.Variant]) throws {
         try withStaging { builder in
-            try builder.add(source)
-            for variant in variants {
-                try builder.add(variant)
-            }
+            try builder.add(source, variants: variants)
         }
     }
 

@@ -70,56 +70,62 @@ final class IndexBuilder {
 
     // MARK: Staging
 
-    /// Stages one source row. Throws ``IndexBuilderError/inconsistent(_:)`` if it is already staged.
-    func add(_ source: BundleContents.Source) throws {
-        guard try stagedID(of: source.identifier) == nil else {
+    /// Stages one source's row and its variants' rows and presets. Throws
+    /// ``IndexBuilderError/inconsistent(_:)`` for a source or a variant key staged before, or a
+    /// variant of another source. The table's own keys find duplicates (no look-up first), and the
+    /// statements are prepared once: a run stages one source per finished source.
+    func add(_ source: BundleContents.Source, variants: [BundleContents.Variant]) throws {
+        if let stray = variants.first(where: { $0.key.source != source.identifier }) {
+            throw IndexBuilderError.inconsistent("variant \(stray.key) is not of source \(source.identifier)")
+        }
+        do {
+            try staging.statement(slot: Slot.source, """
+                INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """).bind(
+                    .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
+                    .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount)).run()
+        } catch let error as SQLiteError where error.isConstraint {
             throw IndexBuilderError.inconsistent("source \(source.identifier) is listed twice")
         }
-        try staging.statement("""
-            INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """).bind(
-                .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
-                .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount)).run()
-        if let placeholder = source.placeholder, !placeholder.isEmpty, let id = try stagedID(of: source.identifier) {
-            try staging.statement(
+        let sourceID = staging.lastInsertRowID
+        if let placeholder = source.placeholder, !placeholder.isEmpty {
+            try staging.statement(slot: Slot.placeholder,
                 "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
-                .bind(.int(id), placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
+                .bind(.int(sourceID), placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
                       .string(placeholder.averageColor?.hex)).run()
+        }
+        for variant in variants {
+            let spec = variant.key.spec
+            do {
+                try staging.statement(slot: Slot.variant, """
+                    INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
+                        upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
+                        blob_sha256, has_alpha)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).bind([
+                        .text(variant.key.rawValue), .int(sourceID), .int(spec.width), .int(spec.height),
+                        .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
+                        .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
+                        .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
+                        .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
+                        .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
+                        .int(variant.hasAlpha ? 1 : 0),
+                    ]).run()
+            } catch let error as SQLiteError where error.isConstraint {
+                throw IndexBuilderError.inconsistent("variant \(variant.key) is listed twice")
+            }
+            for preset in Set(variant.presets) {
+                try staging.statement(slot: Slot.preset, "INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
+                    .bind(.text(preset), .text(variant.key.rawValue)).run()
+            }
         }
         try countRow()
     }
 
-    /// Stages one variant row and its presets. Throws ``IndexBuilderError/inconsistent(_:)`` if
-    /// its key is already staged or its source is not.
-    func add(_ variant: BundleContents.Variant) throws {
-        guard let sourceID = try stagedID(of: variant.key.source) else {
-            throw IndexBuilderError.inconsistent("variant \(variant.key) belongs to no listed source")
-        }
-        let duplicate = try staging.statement("SELECT 1 FROM variants WHERE cache_key = ?")
-        defer { try? duplicate.reset() }
-        guard try !duplicate.bind(.text(variant.key.rawValue)).step() else {
-            throw IndexBuilderError.inconsistent("variant \(variant.key) is listed twice")
-        }
-        let spec = variant.key.spec
-        try staging.statement("""
-            INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
-                upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                blob_sha256, has_alpha)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).bind([
-                .text(variant.key.rawValue), .int(sourceID), .int(spec.width), .int(spec.height),
-                .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
-                .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
-                .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
-                .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
-                .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
-                .int(variant.hasAlpha ? 1 : 0),
-            ]).run()
-        for preset in Set(variant.presets) {
-            try staging.statement("INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
-                .bind(.text(preset), .text(variant.key.rawValue)).run()
-        }
+    /// Slots of the statements prepared once for ``add(_:variants:)``.
+    private enum Slot {
+        static let source = 0, placeholder = 1, variant = 2, preset = 3
     }
 
     // MARK: Merging
@@ -221,13 +227,6 @@ final class IndexBuilder {
             return .variant(key: variants.text(0), stagedBlob: variants.text(1), incomingBlob: variants.text(2))
         }
         return nil
-    }
-
-    /// The provisional id of a staged source.
-    private func stagedID(of identifier: SourceIdentifier) throws -> Int? {
-        let statement = try staging.statement("SELECT id FROM sources WHERE source = ?")
-        defer { try? statement.reset() }
-        return try statement.bind(.text(identifier.rawValue)).step() ? statement.int(0) : nil
     }
 
     /// Notes a blob file this run created (absent before), to flush it before publishing, or to
