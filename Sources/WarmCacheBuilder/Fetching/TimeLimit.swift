@@ -1,29 +1,98 @@
+import Dispatch
+
 /// Thrown by ``withTimeLimit(_:operation:)`` when the limit passes first.
 struct TimeLimitExceeded: Error {}
 
 /// Runs `operation`, cancelling it if it has not finished after `seconds`.
 ///
 /// AsyncHTTPClient's `deadline` only covers the wait for the response *head*; the body
-/// is streamed afterwards with no deadline at all. Racing the whole attempt against a
-/// timer gives a real whole-request limit: when the timer wins, the operation's task is
-/// cancelled, which makes AsyncHTTPClient abort the request and close its connection.
+/// is streamed afterwards with no deadline at all. Cancelling the whole attempt when its time is
+/// up gives a real whole-request limit: a cancelled task makes AsyncHTTPClient abort the request
+/// and close its connection.
 ///
-/// Cancelling the caller cancels both children, so the caller sees `CancellationError`
-/// (not a timeout).
+/// The operation runs as its own task, which one shared ``DeadlineWatchdog`` cancels when the
+/// deadline passes. A request costs one task and an entry in the watchdog's table, not a task
+/// group with a second task sleeping on a timer (a re-warm sends thousands of `304` requests a
+/// second, and the sleeping timers were a tenth of its time).
+///
+/// Cancelling the caller cancels the operation, so the caller sees `CancellationError` (not a timeout).
 func withTimeLimit<T: Sendable>(
     _ seconds: Double, operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-            throw TimeLimitExceeded()
+    let task = Task { try await operation() }
+    let expired = Locked(false)
+    let ticket = DeadlineWatchdog.shared.watch(for: seconds) {
+        expired.withLock { $0 = true }
+        task.cancel()
+    }
+    defer { DeadlineWatchdog.shared.release(ticket) }
+    do {
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
         }
-        defer { group.cancelAll() }
-        // The first child to finish decides; the timer child never returns a value.
-        guard let result = try await group.next(), let value = result else {
-            throw CancellationError()
+    } catch {
+        if expired.withLock({ $0 }) { throw TimeLimitExceeded() }
+        throw error
+    }
+}
+
+/// Calls each watched action once its deadline has passed, checking every 50 ms from one
+/// Dispatch timer that runs only while something is watched.
+final class DeadlineWatchdog: @unchecked Sendable {
+    static let shared = DeadlineWatchdog(interval: .milliseconds(50))
+
+    struct Ticket {
+        fileprivate let id: UInt64
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        var entries: [UInt64: (deadline: UInt64, action: @Sendable () -> Void)] = [:]
+        var isTicking = false
+    }
+
+    private let state = Locked(State())
+    private let timer: DispatchSourceTimer
+
+    init(interval: DispatchTimeInterval) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "warm-cache.deadlines"))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+        timer.setEventHandler { [unowned self] in self.tick() }
+    }
+
+    /// Calls `action` (once, from the watchdog's queue) when `seconds` have passed, unless the
+    /// ticket is released first.
+    func watch(for seconds: Double, action: @escaping @Sendable () -> Void) -> Ticket {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+        return state.withLock { state in
+            state.nextID += 1
+            state.entries[state.nextID] = (deadline, action)
+            if !state.isTicking {
+                state.isTicking = true
+                timer.resume()  // balanced with the suspend in tick(), both under the lock
+            }
+            return Ticket(id: state.nextID)
         }
-        return value
+    }
+
+    /// Stops watching (the operation finished).
+    func release(_ ticket: Ticket) {
+        state.withLock { _ = $0.entries.removeValue(forKey: ticket.id) }
+    }
+
+    private func tick() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            let expired = state.entries.filter { $0.value.deadline <= now }
+            for id in expired.keys { state.entries.removeValue(forKey: id) }
+            if state.isTicking, state.entries.isEmpty {
+                state.isTicking = false
+                timer.suspend()
+            }
+            return expired.values.map(\.action)
+        }
+        for action in due { action() }
     }
 }
