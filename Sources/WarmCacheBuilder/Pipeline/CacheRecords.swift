@@ -21,10 +21,9 @@ import WarmCache
 ///
 /// Confirmations (a `304` for an original on record, one per source of a re-warm) are the only
 /// writes that are not committed at once: they are kept in memory and committed a few hundred
-/// at a time, and by ``flush()`` at the end of a run. One commit per confirmation appended a page
-/// to the log each time and made the re-warm of 8,000 sources spend a tenth of its time in SQLite
-/// and its checkpoints; a confirmation lost in a crash only makes `--max-age` count from the
-/// confirmation before.
+/// at a time, and by ``flush()`` at the end of a run: a commit per confirmation would append to the
+/// log and take SQLite's locks once per source of a re-warm. A confirmation lost in a crash only
+/// makes `--max-age` count from the confirmation before.
 ///
 /// Thread-safe: one connection behind a lock (each call is a few microseconds).
 final class CacheRecords: @unchecked Sendable {
