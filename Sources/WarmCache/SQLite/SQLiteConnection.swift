@@ -125,6 +125,14 @@ package final class SQLiteConnection {
         slots.removeAll()
     }
 
+    /// Closes the connection now rather than when it is released (before its files are removed,
+    /// say). Nothing may use it afterwards.
+    package func close() {
+        finalizeStatements()
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
     /// The rowid of the row the last successful `INSERT` on this connection added.
     package var lastInsertRowID: Int {
         Int(sqlite3_last_insert_rowid(handle))

@@ -71,11 +71,12 @@ public final class BundleWriter: Sendable {
     public func prepare() throws {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
+        var entries: [String] = []
         if fileManager.fileExists(atPath: bundleURL.path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else {
                 throw BundleWriterError(.outputIsNotABundle, bundleURL: bundleURL, detail: "it is a file")
             }
-            let entries = try fileSystem("listing the output") { try fileManager.contentsOfDirectory(atPath: bundleURL.path) }
+            entries = try fileSystem("listing the output") { try fileManager.contentsOfDirectory(atPath: bundleURL.path) }
             let ours: Set<String> = [BundleFormat.indexFileName, BundleFormat.objectsDirectoryName, ".tmp"]
             let foreign = entries.filter { !ours.contains($0) && !BundleWriter.isIndexTemporary($0) }
             if !foreign.isEmpty && !entries.contains(BundleFormat.indexFileName) {
@@ -85,15 +86,13 @@ public final class BundleWriter: Sendable {
         }
         discardStaged()
         fanouts.withLock { $0.removeAll() }
-        let interrupted = fileManager.fileExists(atPath: stagingURL.path)
-            || ((try? fileManager.contentsOfDirectory(atPath: bundleURL.path)) ?? []).contains(where: BundleWriter.isIndexTemporary)
-        foundInterruptedRun.withLock { $0 = interrupted }
+        let halfBuiltIndexes = entries.filter(BundleWriter.isIndexTemporary)
+        foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
             try? fileManager.removeItem(at: stagingURL)
             try fileManager.createDirectory(at: stagingURL, withIntermediateDirectories: true)
-            for entry in try fileManager.contentsOfDirectory(atPath: bundleURL.path)
-            where BundleWriter.isIndexTemporary(entry) {
+            for entry in halfBuiltIndexes {
                 try? fileManager.removeItem(at: bundleURL.appendingPathComponent(entry))
             }
         }

@@ -16,8 +16,8 @@ import WarmCache
 /// time, never a wrong image: records are checked against the files they describe), not the
 /// file. Several runs may share a cache directory at once: SQLite locks the file, and a writer
 /// waits up to 30 s for another. A file that is not a readable database (torn by a partial
-/// CI-cache restore, say) is replaced by an empty one when opened: its originals are downloaded
-/// and its sources rendered again.
+/// CI-cache restore, say) is replaced by an empty one, when it is opened or when SQLite first
+/// finds a damaged page: its originals are downloaded and its sources rendered again.
 ///
 /// Confirmations (a `304` for an original on record, one per source of a re-warm) are the only
 /// writes that are not committed at once: they are kept in memory and committed a few hundred
@@ -60,8 +60,7 @@ final class CacheRecords: @unchecked Sendable {
         do {
             opened = try Self.open(path)
         } catch let error as SQLiteError where error.isCorruption {
-            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
-            opened = try Self.open(path)
+            opened = try Self.replace(path)
         }
         connection = Locked(opened)
         if isNew {
@@ -76,14 +75,49 @@ final class CacheRecords: @unchecked Sendable {
         return connection
     }
 
+    /// Removes the damaged database at `path` (and its log) and opens an empty one there.
+    private static func replace(_ path: String) throws -> SQLiteConnection {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        return try open(path)
+    }
+
+    /// Runs `body` on the connection, under its lock. A database whose damage SQLite only finds
+    /// now (a torn copy whose first pages are intact) is replaced by an empty one, and `body`
+    /// runs once more on that.
+    private func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try connection.withLock { connection in
+            do {
+                return try body(connection)
+            } catch let error as SQLiteError where error.isCorruption {
+                connection.close()
+                connection = try Self.replace(path)
+                return try body(connection)
+            }
+        }
+    }
+
+    // The statements, one place each (slots: prepared once per connection).
+    private static let selectOriginal = (slot: 0, sql: "SELECT record, confirmed_at_ms FROM originals WHERE name = ?1")
+    private static let upsertOriginal =
+        (slot: 1, sql: "INSERT OR REPLACE INTO originals (name, record, confirmed_at_ms) VALUES (?1, ?2, ?3)")
+    private static let confirm = (slot: 2, sql: "UPDATE originals SET confirmed_at_ms = ?2 WHERE name = ?1")
+    private static let deleteOriginal = (slot: 3, sql: "DELETE FROM originals WHERE name = ?1")
+    private static let selectRender = (slot: 4, sql: "SELECT entry FROM renders WHERE key = ?1")
+    private static let upsertRender = (slot: 5, sql: "INSERT OR REPLACE INTO renders (key, entry) VALUES (?1, ?2)")
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
     // MARK: Originals
 
-    /// An original's record and when a `304` last confirmed it unchanged (if after the record was saved).
+    /// An original's record and when a `304` last confirmed it unchanged (if after the record was
+    /// saved); `nil` when there is none or it cannot be read.
     func original(named name: String) -> (record: Data, confirmedAt: Date?)? {
-        connection.withLock { connection in
-            guard let statement = try? connection.statement(
-                      slot: 0, "SELECT record, confirmed_at_ms FROM originals WHERE name = ?1").bind(.text(name)),
-                  (try? statement.step()) == true, let record = statement.blob(0) else { return nil }
+        try? withConnection { connection in
+            let statement = try connection.statement(slot: Self.selectOriginal.slot, Self.selectOriginal.sql)
+                .bind(.text(name))
+            guard try statement.step(), let record = statement.blob(0) else { return nil }
             let confirmed = statement.optionalInt(1).map { Date(timeIntervalSince1970: Double($0) / 1000) }
             return (record, confirmed)
         }
@@ -91,18 +125,20 @@ final class CacheRecords: @unchecked Sendable {
 
     /// Saves (or replaces) an original's record.
     func saveOriginal(_ record: Data, named name: String) throws {
-        try connection.withLock { connection in
-            try connection.statement(
-                slot: 1, "INSERT OR REPLACE INTO originals (name, record, confirmed_at_ms) VALUES (?1, ?2, NULL)")
-                .bind(.text(name), .blob(record)).run()
-        }
+        try withConnection { try Self.insertOriginal(name, record: record, confirmedAt: nil, on: $0) }
+    }
+
+    private static func insertOriginal(_ name: String, record: Data, confirmedAt: Date?,
+                                       on connection: SQLiteConnection) throws {
+        try connection.statement(slot: upsertOriginal.slot, upsertOriginal.sql)
+            .bind(.text(name), .blob(record), confirmedAt.map { .integer(milliseconds($0)) } ?? .null).run()
     }
 
     /// Notes that the server confirmed a saved record's original at `date`, without rewriting the
     /// record. Committed with the next few hundred, or by ``flush()``.
     func confirmOriginal(named name: String, at date: Date) throws {
         let batch = pendingConfirmations.withLock { pending -> [(name: String, milliseconds: Int64)]? in
-            pending.append((name, Int64((date.timeIntervalSince1970 * 1000).rounded())))
+            pending.append((name, Self.milliseconds(date)))
             guard pending.count >= Self.confirmationBatch else { return nil }
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
@@ -120,10 +156,10 @@ final class CacheRecords: @unchecked Sendable {
     }
 
     private func commit(_ confirmations: [(name: String, milliseconds: Int64)]) throws {
-        try connection.withLock { connection in
+        try withConnection { connection in
             try connection.transaction {
                 for confirmation in confirmations {
-                    try connection.statement(slot: 2, "UPDATE originals SET confirmed_at_ms = ?2 WHERE name = ?1")
+                    try connection.statement(slot: Self.confirm.slot, Self.confirm.sql)
                         .bind(.text(confirmation.name), .integer(confirmation.milliseconds)).run()
                 }
             }
@@ -132,44 +168,41 @@ final class CacheRecords: @unchecked Sendable {
 
     /// Forgets an original's record (its file no longer matches it).
     func removeOriginal(named name: String) {
-        connection.withLock { connection in
-            try? connection.statement(slot: 3, "DELETE FROM originals WHERE name = ?1").bind(.text(name)).run()
+        try? withConnection { connection in
+            try connection.statement(slot: Self.deleteOriginal.slot, Self.deleteOriginal.sql).bind(.text(name)).run()
         }
     }
 
     // MARK: Renders
 
-    /// The memo entry saved under `key`, as saved.
+    /// The memo entry saved under `key`, as saved; `nil` when there is none or it cannot be read.
     func render(key: String) -> Data? {
-        connection.withLock { connection in
-            guard let statement = try? connection.statement(slot: 4, "SELECT entry FROM renders WHERE key = ?1")
-                      .bind(.text(key)),
-                  (try? statement.step()) == true else { return nil }
-            return statement.blob(0)
+        try? withConnection { connection in
+            let statement = try connection.statement(slot: Self.selectRender.slot, Self.selectRender.sql)
+                .bind(.text(key))
+            return try statement.step() ? statement.blob(0) : nil
         }
     }
 
     /// Saves (or replaces) the memo entry under `key`.
     func saveRender(_ entry: Data, key: String) throws {
-        try connection.withLock { connection in
-            try connection.statement(slot: 5, "INSERT OR REPLACE INTO renders (key, entry) VALUES (?1, ?2)")
-                .bind(.text(key), .blob(entry)).run()
-        }
+        try withConnection { try Self.insertRender(entry, key: key, on: $0) }
+    }
+
+    private static func insertRender(_ entry: Data, key: String, on connection: SQLiteConnection) throws {
+        try connection.statement(slot: upsertRender.slot, upsertRender.sql).bind(.text(key), .blob(entry)).run()
     }
 
     /// Saves many records in one transaction (moving an earlier version's files in).
     func saveAll(originals: [(name: String, record: Data, confirmedAt: Date?)], renders: [(key: String, entry: Data)]) throws {
-        try connection.withLock { connection in
+        try withConnection { connection in
             try connection.transaction {
                 for original in originals {
-                    try connection.statement(
-                        slot: 6, "INSERT OR REPLACE INTO originals (name, record, confirmed_at_ms) VALUES (?1, ?2, ?3)")
-                        .bind(.text(original.name), .blob(original.record),
-                              .int(original.confirmedAt.map { Int(($0.timeIntervalSince1970 * 1000).rounded()) })).run()
+                    try Self.insertOriginal(original.name, record: original.record, confirmedAt: original.confirmedAt,
+                                            on: connection)
                 }
                 for render in renders {
-                    try connection.statement(slot: 5, "INSERT OR REPLACE INTO renders (key, entry) VALUES (?1, ?2)")
-                        .bind(.text(render.key), .blob(render.entry)).run()
+                    try Self.insertRender(render.entry, key: render.key, on: connection)
                 }
             }
         }

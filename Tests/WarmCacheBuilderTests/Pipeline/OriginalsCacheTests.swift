@@ -119,4 +119,30 @@ import WarmCache
         try cache.save(record, at: entry)
         #expect(cache.validRecord(at: entry)?.record == record)
     }
+
+    /// A records file whose first pages are intact but whose others are damaged (a torn copy)
+    /// opens; SQLite finds the damage on the first look-up, and the records are replaced by empty
+    /// ones then, so saving goes on working instead of failing every download.
+    @Test func recordsFoundDamagedDuringARunAreReplaced() throws {
+        let directory = try BundleFixtures.temporaryDirectory("originals")
+        let path = directory.appendingPathComponent(CacheRecords.fileName).path
+        do {
+            let records = try CacheRecords(cacheDirectory: directory)
+            let filler = Data(repeating: 0x41, count: 300)
+            try records.saveAll(originals: (0..<3000).map { ("name-\($0)", filler, nil) }, renders: [])
+        }  // closed: the log is checkpointed into the file
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try handle.seekToEnd()
+        #expect(size > 100_000)
+        try handle.seek(toOffset: 8192)
+        handle.write(Data(repeating: 0xff, count: Int(size) - 8192))
+        try handle.close()
+
+        let cache = try Self.cache(in: directory)
+        #expect(cache.records.original(named: "name-2999") == nil)
+        let (entry, record) = try Self.saved(in: cache)
+        try cache.save(record, at: entry)
+        #expect(cache.validRecord(at: entry)?.record == record)
+        #expect(cache.records.original(named: "name-1") == nil, "the damaged records are gone, not half kept")
+    }
 }
