@@ -50,6 +50,28 @@ import WarmCache
         #expect(found.record.etag == record.etag && found.record.stamp == record.stamp)
     }
 
+    @Test func aNewerRecordIsNotOverruledByAnOlderConfirmation() throws {
+        let cache = try Self.cache(in: try BundleFixtures.temporaryDirectory("originals"))
+        var (entry, record) = try Self.saved(in: cache)
+        try cache.save(record, at: entry)
+        try cache.confirm(entry)
+        try cache.records.flush()
+        // A download later replaces the record: its own check time counts, not the confirmation's.
+        record.checkedAt = Date().addingTimeInterval(60)
+        try cache.save(record, at: entry)
+        #expect(cache.validRecord(at: entry)?.record.checkedAt == record.checkedAt)
+    }
+
+    @Test func aConfirmationKeptInTheRecordsRowByAnEarlierVersionStillCounts() throws {
+        let directory = try BundleFixtures.temporaryDirectory("originals")
+        let cache = try Self.cache(in: directory)
+        let (entry, record) = try Self.saved(in: cache)
+        let confirmed = record.checkedAt.addingTimeInterval(3600)
+        try cache.records.saveAll(originals: [(entry.name, record.text, confirmed)], renders: [])
+        let found = try #require(try Self.cache(in: directory).validRecord(at: entry))
+        #expect(abs(found.record.checkedAt.timeIntervalSince(confirmed)) < 0.001)
+    }
+
     @Test(arguments: ["", "warm-cache original 1\nidentifier\tx", "warm-cache original 9\n", "{\"sha256\": 1}\n"])
     func aTornOrForeignRecordIsNone(text: String) throws {
         let cache = try Self.cache(in: try BundleFixtures.temporaryDirectory("originals"))
