@@ -121,6 +121,27 @@ import WarmCacheTestSupport
         }
     }
 
+    @Test func sourcesDroppedFromTheManifestAreReportedAsRemoved() async throws {
+        let images = try SourceImages.distinct(4)
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/d/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"d\(index)\"")
+        }
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = (0..<4).map { server.url("/d/\($0)") }
+            let options = Warm.options(cache: scratch.path("cache"))
+            let all = try scratch.write(Manifests.yaml(urls: urls), to: "all.yml")
+            let first = try await Warm.run(all, options: options).published()
+            #expect(first.removedSources.isEmpty)
+
+            // Two sources leave the manifest; the two that stay are revalidated, not removed.
+            let fewer = try scratch.write(Manifests.yaml(urls: [urls[0], urls[2]]), to: "fewer.yml")
+            let second = try await Warm.run(fewer, options: options).published()
+            #expect(second.totals.revalidated == 2)
+            #expect(second.removedSources.sorted() == [urls[1], urls[3]].map { SourceIdentifier($0.absoluteString).rawValue }.sorted())
+        }
+    }
+
     @Test func withinMaxAgeNoRequestIsSent() async throws {
         let image = try SourceImages.fixture("chelsea.jpg")
         let routes: [String: FixtureRoute] = ["/fresh.jpg": .image(image.bytes, contentType: image.contentType, etag: "\"f\"")]

@@ -301,6 +301,11 @@ public final class BundleWriter: Sendable {
         }
     }
 
+    /// Whether a source with `identifier` is staged for the next commit. Thread-safe.
+    func isStaged(_ identifier: String) throws -> Bool {
+        try withStaging { try $0.contains(source: identifier) }
+    }
+
     /// Stages the index rows of another bundle (`warm-cache merge`) that are not staged yet, with
     /// the same staging database and publication as a warm's rows. A source or key staged before
     /// must have the same row (presets aside, which are united): otherwise nothing of `bundle` is

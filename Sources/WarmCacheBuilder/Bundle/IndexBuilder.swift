@@ -293,6 +293,13 @@ final class IndexBuilder {
         return false
     }
 
+    /// Whether a source with `identifier` is staged.
+    func contains(source identifier: String) throws -> Bool {
+        let statement = try staging.statement("SELECT 1 FROM sources WHERE source = ?")
+        defer { try? statement.reset() }
+        return try statement.bind(.text(identifier)).step()
+    }
+
     func count(_ table: String) throws -> Int {
         let statement = try staging.statement("SELECT COUNT(*) FROM \(table)")
         defer { try? statement.reset() }

@@ -9,22 +9,28 @@ import Darwin
 /// The per-source lines of a run's report, kept on disk while the run goes on, so a run of a
 /// million sources holds none of them in memory.
 ///
-/// A private temporary SQLite database (deleted when the log is released) holds each finished
-/// source's ``SourceReport`` as JSON, keyed by identifier; ``write(_:to:)`` streams them back in
-/// identifier order into the report file.
+/// A private temporary SQLite database (deleted when the log is released) holds finished
+/// sources' ``SourceReport``s as JSON, keyed by identifier; ``write(_:to:)`` streams them back in
+/// identifier order into the report file. A run that writes no report file keeps only the
+/// failed sources' lines (all that ``failures()`` reads): a re-warm of thousands of sources then
+/// encodes and stores nothing per source that went well.
 ///
 /// Not thread-safe: one task at a time uses it (the run's loop), handing each call to a Dispatch
 /// thread with ``BlockingWork``, hence `@unchecked Sendable`.
 final class SourceReportLog: @unchecked Sendable {
     private let connection: SQLiteConnection
     private var pending = 0
+    private let keepsEveryLine: Bool
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
 
-    init() throws {
+    /// - Parameter keepsEveryLine: whether ``write(_:to:)`` will be called; without it only
+    ///   failed sources are kept.
+    init(keepsEveryLine: Bool) throws {
+        self.keepsEveryLine = keepsEveryLine
         // An empty path opens a private on-disk database that SQLite deletes when it is closed.
         connection = try SQLiteConnection(path: "", readOnly: false)
         try connection.execute("""
@@ -38,7 +44,7 @@ final class SourceReportLog: @unchecked Sendable {
 
     /// Logs finished sources' lines (a source logged again replaces its line).
     func append(contentsOf reports: [SourceReport]) throws {
-        for report in reports {
+        for report in reports where keepsEveryLine || report.status == .failed {
             try connection.statement("INSERT OR REPLACE INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
                 .bind(.text(report.identifier), .int(report.status == .failed ? 1 : 0),
                       .blob(try encoder.encode(report))).run()
@@ -48,14 +54,6 @@ final class SourceReportLog: @unchecked Sendable {
                 try connection.execute("COMMIT; BEGIN")
             }
         }
-    }
-
-    /// Whether `identifier` was logged as a source that made it into the bundle.
-    func isPublished(_ identifier: String) throws -> Bool {
-        let statement = try connection.statement("SELECT 1 FROM lines WHERE identifier = ? AND failed = 0")
-        defer { try? statement.reset() }
-        try statement.bind(.text(identifier))
-        return try statement.step()
     }
 
     /// The sources that failed, in identifier order.

@@ -92,7 +92,8 @@ public struct WarmPipeline: Sendable {
 
         let log: SourceReportLog
         do {
-            log = try await BlockingWork.run { try SourceReportLog() }
+            let keepsEveryLine = options.reportURL != nil
+            log = try await BlockingWork.run { try SourceReportLog(keepsEveryLine: keepsEveryLine) }
         } catch {
             await BlockingWork.run { writer.abandon() }
             throw WarmError(.fileSystem, "cannot create the report's temporary file: \(error)")
@@ -182,7 +183,8 @@ public struct WarmPipeline: Sendable {
             throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
                 + "\(plan.output.path) is unchanged", report: try await finished(.failed))
         }
-        report.removedSources = removedSources(log: log, writer: writer)
+        let output = plan.output
+        report.removedSources = await BlockingWork.run { Self.removedSources(from: output, writer: writer) }
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
             let summary = try await BlockingWork.run {
@@ -224,13 +226,13 @@ public struct WarmPipeline: Sendable {
             + "or remove the formats from the manifest.")
     }
 
-    /// Sources of the bundle now at the output that the new one will not hold, read before the
+    /// Sources of the bundle now at `output` that the new one will not hold, read before the
     /// switch (an unreadable previous index lists none).
-    private func removedSources(log: SourceReportLog, writer: BundleWriter) -> [String] {
+    private static func removedSources(from output: URL, writer: BundleWriter) -> [String] {
         guard writer.hasPublishedBundle else { return [] }
         var removed: [String] = []
-        try? BundleInspector(bundleURL: plan.output).forEachSourceIdentifier { identifier in
-            if (try? log.isPublished(identifier)) != true { removed.append(identifier) }
+        try? BundleInspector(bundleURL: output).forEachSourceIdentifier { identifier in
+            if (try? writer.isStaged(identifier)) != true { removed.append(identifier) }
         }
         return removed
     }
