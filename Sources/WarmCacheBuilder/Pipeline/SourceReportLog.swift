@@ -36,16 +36,17 @@ final class SourceReportLog: @unchecked Sendable {
         try connection.execute("""
             PRAGMA journal_mode = OFF;
             PRAGMA synchronous = OFF;
-            CREATE TABLE lines (identifier TEXT PRIMARY KEY NOT NULL, failed INTEGER NOT NULL,
-                json BLOB NOT NULL) WITHOUT ROWID;
+            CREATE TABLE lines (identifier TEXT NOT NULL, failed INTEGER NOT NULL, json BLOB NOT NULL);
             BEGIN;
             """)
     }
 
-    /// Logs finished sources' lines (a source logged again replaces its line).
+    /// Logs finished sources' lines, each source once. Lines are appended in the order they come
+    /// (sources finish in no useful order; a table kept in identifier order would take each line
+    /// as a random insert) and sorted once, when read.
     func append(contentsOf reports: [SourceReport]) throws {
         for report in reports where keepsEveryLine || report.status == .failed {
-            try connection.statement("INSERT OR REPLACE INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
+            try connection.statement("INSERT INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
                 .bind(.text(report.identifier), .int(report.status == .failed ? 1 : 0),
                       .blob(try encoder.encode(report))).run()
             pending += 1
