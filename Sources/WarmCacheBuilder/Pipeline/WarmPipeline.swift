@@ -201,7 +201,6 @@ public struct WarmPipeline: Sendable {
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,
     /// rather than failing every source mid-run.
     private func checkEncoders() throws(WarmError) {
-        let available = ImagingEngine.availableFormats()
         var missing: [ImageFormat: Set<String>] = [:]
         for source in plan.sources {
             for variant in source.variants {
@@ -210,12 +209,13 @@ public struct WarmPipeline: Sendable {
                 case .fixed(let format): formats = [format]
                 case .auto(let opaque, let alpha): formats = [opaque, alpha]
                 }
-                for format in formats where !available.contains(format) {
+                for format in formats where !ImagingEngine.canEncode(format) {
                     missing[format, default: []].insert(variant.preset)
                 }
             }
         }
         guard !missing.isEmpty else { return }
+        let available = ImagingEngine.availableFormats()
         let list = missing.sorted { $0.key.rawValue < $1.key.rawValue }.map { format, presets in
             "\(format.rawValue) (presets: \(presets.sorted().joined(separator: ", ")))"
         }

@@ -27,10 +27,15 @@ public final class ImagingEngine: Sendable {
         self.capabilities = ImagingRuntime.capabilities
     }
 
-    /// The output formats this libvips build can encode (probed once per process, starting the
-    /// runtime if needed; empty only if libvips cannot start).
+    /// The output formats this libvips build can encode (each probed once per process, starting
+    /// the runtime if needed; empty only if libvips cannot start).
     public static func availableFormats() -> Set<ImageFormat> {
         ImagingRuntime.capabilities.formats
+    }
+
+    /// Whether this libvips build can encode `format`; probes that format alone, once per process.
+    public static func canEncode(_ format: ImageFormat) -> Bool {
+        ImagingRuntime.capabilities.canEncode(format)
     }
 
     /// Whether PNG palette quantisation is available (libvips built with libimagequant).

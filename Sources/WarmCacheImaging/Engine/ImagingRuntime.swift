@@ -123,8 +123,8 @@ public enum ImagingRuntime {
         return state
     }
 
-    /// What this libvips build can encode; probed once, on first use (starting the runtime if needed).
-    static let capabilities: EncoderCapabilities = EncoderCapabilities.probe()
+    /// What this libvips build can encode; each format probed on first use (starting the runtime if needed).
+    static let capabilities = EncoderCapabilities()
 
     /// Initialises libvips and applies `settings`. Called once, under ``lock``.
     private static func launch(_ settings: Settings) throws(ImagingError) -> State {

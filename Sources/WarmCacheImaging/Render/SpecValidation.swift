@@ -16,7 +16,7 @@ enum SpecValidation {
             throw ImagingError(.invalidRequest, source: name,
                                message: "processor \(processor.token) needs a positive, finite length")
         }
-        guard capabilities.formats.contains(spec.format) else {
+        guard capabilities.canEncode(spec.format) else {
             throw ImagingError(.encoderUnavailable, source: name,
                                message: "this libvips build cannot encode \(spec.format.rawValue)")
         }
