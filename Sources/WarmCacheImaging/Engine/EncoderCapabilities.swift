@@ -9,8 +9,8 @@ import WarmCache
 /// fail (HEIF without an AV1 or HEVC encoder plugin, PNG palettes without libimagequant).
 ///
 /// Each format is probed the first time it is asked about, not all at start: a run that
-/// writes JPEG never starts the AV1, HEVC and JPEG XL encoders (their start-up was about
-/// 15 ms of every run, a tenth of a 1,000-source re-warm). Thread-safe.
+/// writes JPEG never starts the AV1, HEVC and JPEG XL encoders (a one-source re-warm took
+/// 0.08 s with all seven probed, 0.07 s with JPEG alone). Thread-safe.
 final class EncoderCapabilities: @unchecked Sendable {
     private let lock = NSLock()
     private var probed: [ImageFormat: Bool] = [:]
