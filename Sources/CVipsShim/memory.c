@@ -45,3 +45,11 @@ wc_write_rgba8(WCImage *in, size_t *length)
     g_object_unref(context);
     return pixels;
 }
+
+const uint8_t *
+wc_image_pixels(WCImage *in)
+{
+    if (vips_image_get_format(in) != VIPS_FORMAT_UCHAR || vips_image_wio_input(in))
+        return NULL;
+    return (const uint8_t *) VIPS_IMAGE_ADDR(in, 0, 0);
+}

@@ -127,6 +127,9 @@ WCImage *wc_copy_memory(WCImage *in);
 int wc_strip_metadata(WCImage *in, int keep_icc, WCImage **out);
 /** Writes 8-bit sRGB RGBA pixels (grey and alpha-less images converted); release with wc_free. */
 uint8_t *wc_write_rgba8(WCImage *in, size_t *length);
+/** An 8-bit image's interleaved pixels, rows without padding (computed into memory first if the
+ * image is not there yet); valid while `in` lives. NULL for other formats or on failure. */
+const uint8_t *wc_image_pixels(WCImage *in);
 
 /* MARK: Encoding */
 

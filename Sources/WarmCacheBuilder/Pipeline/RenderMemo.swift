@@ -47,6 +47,7 @@ struct RenderMemo: Sendable {
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
             "vector paths \(vectorPaths)",
+            "placeholder thumbnail \(PlaceholderThumbnail.method)",
             "engine \(Self.fingerprint(configuration))",
         ].joined(separator: "\n")
     }

@@ -8,14 +8,20 @@ enum PlaceholderRenderer {
                          allowUpscale: false).output
     }
 
-    /// Resamples `base` (decoded sRGB) to `thumbnailSize` and computes `kinds` from its pixels.
+    /// Averages `base` (decoded sRGB or grey, in memory) down to `thumbnailSize` and computes
+    /// `kinds` from its pixels (``PlaceholderThumbnail``; libvips resamples only an image that
+    /// is not 8-bit).
     static func make(_ kinds: PlaceholderKinds, from base: VipsImage, thumbnailSize: PixelSize,
                      name: String) throws(ImagingError) -> ImagePlaceholder {
         let pixels: [UInt8]
-        do {
-            pixels = try base.resized(to: thumbnailSize).rgba8Pixels()
-        } catch {
-            throw ImagingError(.processingFailed, source: name, call: error)
+        if let averaged = PlaceholderThumbnail.rgba(of: base, size: thumbnailSize) {
+            pixels = averaged
+        } else {
+            do {
+                pixels = try base.resized(to: thumbnailSize).rgba8Pixels()
+            } catch {
+                throw ImagingError(.processingFailed, source: name, call: error)
+            }
         }
         return placeholder(kinds, width: thumbnailSize.width, height: thumbnailSize.height, rgba: pixels)
     }
