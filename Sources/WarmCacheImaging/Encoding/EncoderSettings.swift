@@ -48,6 +48,13 @@ struct EncoderSettings: Hashable, Sendable {
             keepICCProfile: options.keepICCProfile ?? false)
     }
 
+    /// Whether the saver itself leaves every metadata field out (libvips' `strip`, honoured by
+    /// its JPEG and PNG savers), so the image needs no stripped copy first: a libvips operation
+    /// per variant saved. Other savers, and a kept ICC profile, get an image with nothing else.
+    var encoderStripsEverything: Bool {
+        !keepICCProfile && (format == .jpeg || format == .png)
+    }
+
     /// The shim's option block. Metadata is stripped by the encoder unless the ICC profile is
     /// kept, in which case the image reaching the encoder carries nothing else.
     var saveOptions: WCSaveOptions {

@@ -10,7 +10,9 @@ enum VariantFinisher {
             if !settings.format.supportsAlpha, image.hasAlpha {
                 image = try ColourFill.flatten(image, onto: matte(for: variant.spec))
             }
-            image = try image.strippingMetadata(keepICCProfile: settings.keepICCProfile)
+            if !settings.encoderStripsEverything {
+                image = try image.strippingMetadata(keepICCProfile: settings.keepICCProfile)
+            }
         } catch {
             throw ImagingError(.processingFailed, source: name, call: error)
         }
