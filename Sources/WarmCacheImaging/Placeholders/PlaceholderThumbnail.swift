@@ -31,36 +31,40 @@ package enum PlaceholderThumbnail {
         output.withUnsafeMutableBufferPointer { out in
             for (y, rowSpan) in rows.enumerated() {
                 for (x, columnSpan) in columns.enumerated() {
-                    var colour = (0.0, 0.0, 0.0)
-                    var alphaSum = 0.0
+                    // Integer sums: colour weighted by alpha (at most 255 × 255 per pixel).
+                    var red: UInt64 = 0, green: UInt64 = 0, blue: UInt64 = 0, alphaSum: UInt64 = 0
                     for inputY in rowSpan {
                         var offset = (inputY * source.width + columnSpan.lowerBound) * bands
                         for _ in columnSpan {
-                            let alpha = hasAlpha ? Double(pixels[offset + bands - 1]) : 255
+                            let alpha = hasAlpha ? UInt64(pixels[offset + bands - 1]) : 255
                             if colourBands == 1 {
-                                let grey = Double(pixels[offset]) * alpha
-                                colour.0 += grey; colour.1 += grey; colour.2 += grey
+                                let grey = UInt64(pixels[offset]) * alpha
+                                red &+= grey; green &+= grey; blue &+= grey
                             } else {
-                                colour.0 += Double(pixels[offset]) * alpha
-                                colour.1 += Double(pixels[offset + 1]) * alpha
-                                colour.2 += Double(pixels[offset + 2]) * alpha
+                                red &+= UInt64(pixels[offset]) * alpha
+                                green &+= UInt64(pixels[offset + 1]) * alpha
+                                blue &+= UInt64(pixels[offset + 2]) * alpha
                             }
-                            alphaSum += alpha
+                            alphaSum &+= alpha
                             offset += bands
                         }
                     }
-                    let count = Double(rowSpan.count * columnSpan.count)
                     let target = (y * size.width + x) * 4
                     if alphaSum > 0 {
-                        out[target] = channel(colour.0 / alphaSum)
-                        out[target + 1] = channel(colour.1 / alphaSum)
-                        out[target + 2] = channel(colour.2 / alphaSum)
+                        out[target] = rounded(red, alphaSum)
+                        out[target + 1] = rounded(green, alphaSum)
+                        out[target + 2] = rounded(blue, alphaSum)
                     }
-                    out[target + 3] = channel(alphaSum / count)
+                    out[target + 3] = rounded(alphaSum, UInt64(rowSpan.count * columnSpan.count))
                 }
             }
         }
         return output
+    }
+
+    /// `numerator / denominator` rounded half up, as a channel value (the quotient is at most 255).
+    private static func rounded(_ numerator: UInt64, _ denominator: UInt64) -> UInt8 {
+        UInt8(truncatingIfNeeded: min(255, (2 * numerator + denominator) / (2 * denominator)))
     }
 
     /// For each of `output` pixels along one axis, the input pixels whose centres fall inside
@@ -71,9 +75,5 @@ package enum PlaceholderThumbnail {
             let end = max(start + 1, (index + 1) * input / output)
             return start..<end
         }
-    }
-
-    private static func channel(_ value: Double) -> UInt8 {
-        UInt8(min(255, max(0, value.rounded())))
     }
 }

@@ -32,6 +32,10 @@ extension ThumbHash {
         let ly = max(1, Int((Double(luminanceLimit * height) / longest).rounded()))
 
         var l = [Double](), p = [Double](), q = [Double](), a = [Double]()
+        l.reserveCapacity(pixelCount)
+        p.reserveCapacity(pixelCount)
+        q.reserveCapacity(pixelCount)
+        a.reserveCapacity(pixelCount)
         for index in 0..<pixelCount {
             let alpha = Double(rgba[index * 4 + 3]) / 255
             let r = average.r * (1 - alpha) + alpha / 255 * Double(rgba[index * 4])
