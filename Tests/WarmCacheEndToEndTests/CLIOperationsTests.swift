@@ -77,11 +77,10 @@ import Darwin
         let image = try SourceImages.distinct(1)[0]
         let routes: [String: FixtureRoute] = ["/ok.jpg": .image(image.bytes, contentType: image.contentType)]
         try await withWorld(routes: routes) { scratch, server in
-            // A port where nothing listens.
-            let closed = try await FixtureServer.start()
-            let deadPort = closed.url("/").port!
-            try await closed.shutdown()
-            let dead = (1...20).map { URL(string: "http://127.0.0.1:\(deadPort)/img/\($0).jpg")! }
+            // A port where nothing listens (and no other test's server can start meanwhile).
+            let closed = try ClosedPort()
+            let deadPort = closed.port
+            let dead = (1...20).map { closed.url("/img/\($0).jpg") }
             // And a port that never answers (as a host behind a firewall dropping packets).
             let silentPort = try SilentPort()
             let silent = (1...20).map { silentPort.url("/img/\($0).jpg") }
@@ -130,6 +129,7 @@ import Darwin
             print("dead hosts: 20 sources on a refused port, 20 on a silent one; slowest failed in "
                 + "\(String(format: "%.3f", slowest)) s; whole CLI run \(String(format: "%.2f", seconds)) s")
             withExtendedLifetime(silentPort) {}
+            withExtendedLifetime(closed) {}
         }
     }
 

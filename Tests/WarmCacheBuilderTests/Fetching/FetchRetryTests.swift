@@ -118,11 +118,10 @@ struct FetchRetryTests {
 
     @Test("A refused connection fails within the connect timeout, without retries, and the host's next download at once")
     func connectionRefused() async throws {
-        // Start a server to learn a free port, then stop it so nothing listens there.
-        let server = try await FixtureServer.start()
-        let url = server.url("/gone.png")
-        let sibling = server.url("/also-gone.png")
-        try await server.shutdown()
+        // A port where nothing listens (and no other test's server can start meanwhile).
+        let closed = try ClosedPort()
+        let url = closed.url("/gone.png")
+        let sibling = closed.url("/also-gone.png")
         // Default settings apart from the retries, which must not be used for a dead host.
         var configuration = FetcherConfiguration()
         configuration.retries = 5
@@ -147,6 +146,7 @@ struct FetchRetryTests {
             // against retries (3 x 10 s before), with room for a busy machine.
             #expect(Date().timeIntervalSince(started) < 20)
         }
+        withExtendedLifetime(closed) {}
     }
 
     @Test("A host that never answers fails after one connect timeout, without retries, and its next download at once")
