@@ -10,7 +10,7 @@ import Darwin
 /// million sources holds none of them in memory.
 ///
 /// A private temporary SQLite database (deleted when the log is released) holds finished
-/// sources' ``SourceReport``s as JSON, keyed by identifier; ``write(_:to:)`` streams them back in
+/// sources' ``SourceReport``s as JSON, with their identifiers; ``write(_:to:)`` streams them back in
 /// identifier order into the report file. A run that writes no report file keeps only the
 /// failed sources' lines (all that ``failures()`` reads): a re-warm of thousands of sources then
 /// encodes and stores nothing per source that went well.

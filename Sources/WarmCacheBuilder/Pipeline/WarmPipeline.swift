@@ -202,6 +202,7 @@ public struct WarmPipeline: Sendable {
     /// rather than failing every source mid-run.
     private func checkEncoders() throws(WarmError) {
         var missing: [ImageFormat: Set<String>] = [:]
+        var encodable: [ImageFormat: Bool] = [:]  // each format probed once, not once per variant
         for source in plan.sources {
             for variant in source.variants {
                 let formats: [ImageFormat]
@@ -209,7 +210,9 @@ public struct WarmPipeline: Sendable {
                 case .fixed(let format): formats = [format]
                 case .auto(let opaque, let alpha): formats = [opaque, alpha]
                 }
-                for format in formats where !ImagingEngine.canEncode(format) {
+                for format in formats {
+                    if encodable[format] == nil { encodable[format] = ImagingEngine.canEncode(format) }
+                    guard encodable[format] == false else { continue }
                     missing[format, default: []].insert(variant.preset)
                 }
             }
