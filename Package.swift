@@ -106,7 +106,7 @@ let package = Package(
             )
         ),
 
-        // MARK: Benchmarks (run with `swift run -c release warm-cache-bench`; see Benchmarks/README.md)
+        // MARK: Benchmarks (run with `swift run -c release warm-cache-bench`; README.md#performance lists them and their figures)
         .executableTarget(
             name: "warm-cache-bench",
             dependencies: [
