@@ -15,10 +15,7 @@ import WarmCacheTestSupport
 
     @Test func aTruncatedOrAlteredCachedOriginalIsRefetched() async throws {
         let images = try SourceImages.distinct(3)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/c/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"c\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "c")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<3).map { server.url("/c/\($0)") }
             let cache = scratch.path("cache")

@@ -9,10 +9,7 @@ import WarmCacheTestSupport
 @Suite struct DeterminismTests {
     @Test func coldRunsWithDifferentConcurrencyAndCachesGiveByteIdenticalBundles() async throws {
         let images = try SourceImages.distinct(12)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/d/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"d\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "d")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<images.count).map { server.url("/d/\($0)") }
             let defaults = """

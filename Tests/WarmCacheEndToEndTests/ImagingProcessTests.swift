@@ -15,10 +15,7 @@ import WarmCacheTestSupport
 
     @Test func aWarmInImagingProcessesGivesTheSameBundleAsInProcess() async throws {
         let images = try SourceImages.distinct(12)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/p/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"p\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "p")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<images.count).map { server.url("/p/\($0)") }
             let defaults = """

@@ -98,10 +98,7 @@ import WarmCacheTestSupport
 
     @Test func aDeletedBundleIsRebuiltIdenticallyFromAWarmCache() async throws {
         let images = try SourceImages.distinct(3)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/r/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"r\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "r")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<3).map { server.url("/r/\($0)") }
             let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
@@ -123,10 +120,7 @@ import WarmCacheTestSupport
 
     @Test func sourcesDroppedFromTheManifestAreReportedAsRemoved() async throws {
         let images = try SourceImages.distinct(4)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/d/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"d\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "d")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<4).map { server.url("/d/\($0)") }
             let options = Warm.options(cache: scratch.path("cache"))

@@ -34,10 +34,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test func killingTheCLIAtRandomMomentsNeverBreaksTheBundle() async throws {
         let images = try SourceImages.distinct(Self.sources)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/k/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"k\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "k")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<Self.sources).map { server.url("/k/\($0)") }
             let bundleURL = scratch.path("Out/Images.warmcache")

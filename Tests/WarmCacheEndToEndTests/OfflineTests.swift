@@ -9,10 +9,7 @@ import WarmCacheTestSupport
 @Suite struct OfflineTests {
     @Test func offlineRunUsesTheCacheAndFailsClearlyForANeverFetchedSource() async throws {
         let images = try SourceImages.distinct(3)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/o/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"o\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "o")
         try await withWorld(routes: routes) { scratch, server in
             let urls = (0..<3).map { server.url("/o/\($0)") }
             let cache = scratch.path("cache")

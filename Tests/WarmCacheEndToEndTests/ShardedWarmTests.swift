@@ -9,10 +9,7 @@ import WarmCacheTestSupport
 @Suite struct ShardedWarmTests {
     @Test func shardsMergedAreByteIdenticalToOneUnshardedRun() async throws {
         let images = try SourceImages.distinct(14)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/s/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"s\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "s")
         try await withWorld(routes: routes) { scratch, server in
             // Two URLs of the same image: identical blobs in different shards, stored once.
             var urls = (0..<images.count).map { server.url("/s/\($0)") }

@@ -12,10 +12,7 @@ import WarmCacheTestSupport
     /// Warms `count` sources once, then stops the server. Returns the manifest and the cache.
     private func warmThenStopServer(_ scratch: Scratch) async throws -> (manifest: URL, urls: [URL], images: [SourceImage]) {
         let images = try SourceImages.distinct(Self.count)
-        var routes: [String: FixtureRoute] = [:]
-        for (index, image) in images.enumerated() {
-            routes["/s/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"s\(index)\"")
-        }
+        let routes = SourceImages.routes(images, under: "s")
         let server = try await FixtureServer.start(routes: routes)
         let urls = (0..<Self.count).map { server.url("/s/\($0)") }
         let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")

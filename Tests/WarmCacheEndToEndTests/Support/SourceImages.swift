@@ -1,6 +1,7 @@
 import Foundation
 import WarmCache
 import WarmCacheImaging
+import WarmCacheTestSupport
 
 /// An image the fixture server serves, with what the test knows about it.
 struct SourceImage: Sendable {
@@ -28,6 +29,15 @@ enum SourceImages {
         let info = try engine.open(data, name: name).info
         return SourceImage(bytes: Array(data), contentType: name.hasSuffix(".png") ? "image/png" : "image/jpeg",
                            pixelSize: info.pixelSize)
+    }
+
+    /// A route per image, `/<prefix>/<index>`, each with its own ETag (`"<prefix><index>"`).
+    static func routes(_ images: [SourceImage], under prefix: String) -> [String: FixtureRoute] {
+        var routes: [String: FixtureRoute] = [:]
+        for (index, image) in images.enumerated() {
+            routes["/\(prefix)/\(index)"] = .image(image.bytes, contentType: image.contentType, etag: "\"\(prefix)\(index)\"")
+        }
+        return routes
     }
 
     /// `count` different images, JPEG and PNG alternately, each a resize of a fixture photo to a
