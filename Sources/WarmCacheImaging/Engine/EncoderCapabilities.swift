@@ -50,7 +50,7 @@ final class EncoderCapabilities: @unchecked Sendable {
     }
 
     /// The image every probe encodes: a 16x16 sRGB gradient (`nil` if libvips cannot start).
-    /// Only read by probes, which run under the capabilities' lock.
+    /// Made once (a static's first use is thread-safe); encoded only by probes, under the lock.
     nonisolated(unsafe) private static let sample: VipsImage? = {
         guard (try? ImagingRuntime.started()) != nil else { return nil }
         let side = 16

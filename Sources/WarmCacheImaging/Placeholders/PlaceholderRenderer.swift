@@ -8,20 +8,15 @@ enum PlaceholderRenderer {
                          allowUpscale: false).output
     }
 
-    /// Averages `base` (decoded sRGB or grey, in memory) down to `thumbnailSize` and computes
-    /// `kinds` from its pixels (``PlaceholderThumbnail``; libvips resamples only an image that
-    /// is not 8-bit).
+    /// Averages `base` (a decode) down to `thumbnailSize` (``PlaceholderThumbnail``) and computes
+    /// `kinds` from its pixels.
     static func make(_ kinds: PlaceholderKinds, from base: VipsImage, thumbnailSize: PixelSize,
                      name: String) throws(ImagingError) -> ImagePlaceholder {
         let pixels: [UInt8]
-        if let averaged = PlaceholderThumbnail.rgba(of: base, size: thumbnailSize) {
-            pixels = averaged
-        } else {
-            do {
-                pixels = try base.resized(to: thumbnailSize).rgba8Pixels()
-            } catch {
-                throw ImagingError(.processingFailed, source: name, call: error)
-            }
+        do {
+            pixels = try PlaceholderThumbnail.rgba(of: base, size: thumbnailSize)
+        } catch {
+            throw ImagingError(.processingFailed, source: name, call: error)
         }
         return placeholder(kinds, width: thumbnailSize.width, height: thumbnailSize.height, rgba: pixels)
     }

@@ -13,18 +13,28 @@ package enum PlaceholderThumbnail {
     /// Names how thumbnails are made, for caches of placeholders (the render memo's key).
     package static let method = "area average"
 
-    /// `image` (8-bit sRGB or grey, with or without alpha) averaged down to `size` as RGBA rows.
-    /// Each output pixel is the mean of the input pixels whose centres fall inside it, colour
-    /// weighted by alpha so transparent pixels' hidden colour does not bleed in. `size` must not
-    /// be larger than the image.
-    static func rgba(of image: VipsImage, size: PixelSize) -> [UInt8]? {
-        let source = image.size
+    /// `image` averaged down to `size` as 8-bit sRGB RGBA rows. Each output pixel is the mean of
+    /// the input pixels whose centres fall inside it, colour weighted by alpha so transparent
+    /// pixels' hidden colour does not bleed in. A decode (8-bit sRGB or grey, in memory) is read
+    /// where it lies; any other image is first converted to 8-bit sRGB RGBA by libvips.
+    static func rgba(of image: VipsImage, size: PixelSize) throws(VipsCallError) -> [UInt8] {
         let bands = image.bands
         let hasAlpha = image.hasAlpha
         let colourBands = hasAlpha ? bands - 1 : bands
-        guard image.isUChar, image.space == .srgb && colourBands == 3 || image.space == .bw && colourBands == 1,
-              size.width >= 1, size.height >= 1, size.width <= source.width, size.height <= source.height,
-              let pixels = wc_image_pixels(image.pointer) else { return nil }
+        if image.isUChar, image.space == .srgb && colourBands == 3 || image.space == .bw && colourBands == 1,
+           let pixels = wc_image_pixels(image.pointer) {
+            return average(pixels, size: image.size, bands: bands, hasAlpha: hasAlpha, to: size)
+        }
+        let converted = try image.rgba8Pixels()
+        return converted.withUnsafeBufferPointer { pixels in
+            average(pixels.baseAddress!, size: image.size, bands: 4, hasAlpha: true, to: size)
+        }
+    }
+
+    /// Interleaved 8-bit pixels (1 or 3 colour bands, then alpha if `hasAlpha`) averaged to `output`.
+    private static func average(_ pixels: UnsafePointer<UInt8>, size source: PixelSize, bands: Int, hasAlpha: Bool,
+                                to size: PixelSize) -> [UInt8] {
+        let colourBands = hasAlpha ? bands - 1 : bands
         let columns = spans(output: size.width, input: source.width)
         let rows = spans(output: size.height, input: source.height)
         var output = [UInt8](repeating: 0, count: size.width * size.height * 4)
@@ -68,7 +78,7 @@ package enum PlaceholderThumbnail {
     }
 
     /// For each of `output` pixels along one axis, the input pixels whose centres fall inside
-    /// it (never empty: output is at most input).
+    /// it (never empty: when output is larger than input, the nearest input pixel).
     private static func spans(output: Int, input: Int) -> [Range<Int>] {
         (0..<output).map { index in
             let start = index * input / output

@@ -57,7 +57,7 @@ import CVipsShim
             return bytes?.withUnsafeBytes { wc_load($0.baseAddress, $0.count, out) } ?? -1
         }
         let size = PlaceholderRenderer.thumbnailSize(for: decoded.size)
-        let averaged = try #require(PlaceholderThumbnail.rgba(of: decoded, size: size))
+        let averaged = try PlaceholderThumbnail.rgba(of: decoded, size: size)
         let resampled = try decoded.resized(to: size).rgba8Pixels()
         #expect(averaged.count == resampled.count)
         let meanDifference = zip(averaged, resampled).map { abs(Int($0) - Int($1)) }.reduce(0, +) / averaged.count
@@ -73,12 +73,25 @@ import CVipsShim
             for x in 0..<8 { pixels += x < 4 ? [0, 0] : [255, 255] }
         }
         let image = try #require(pixels.withUnsafeBufferPointer { wc_image_from_pixels($0.baseAddress, 8, 8, 2) })
-        let thumbnail = try #require(PlaceholderThumbnail.rgba(of: VipsImage(taking: image), size: PixelSize(width: 2, height: 1)))
+        let thumbnail = try PlaceholderThumbnail.rgba(of: VipsImage(taking: image), size: PixelSize(width: 2, height: 1))
         #expect(thumbnail == [0, 0, 0, 0, 255, 255, 255, 255])
         // A pixel straddling both halves is white at half alpha: the hidden black does not bleed in.
-        let one = try #require(PlaceholderThumbnail.rgba(of: VipsImage(taking: pixels.withUnsafeBufferPointer {
-            wc_image_from_pixels($0.baseAddress, 8, 8, 2) }!), size: PixelSize(width: 1, height: 1)))
+        let one = try PlaceholderThumbnail.rgba(of: VipsImage(taking: pixels.withUnsafeBufferPointer {
+            wc_image_from_pixels($0.baseAddress, 8, 8, 2) }!), size: PixelSize(width: 1, height: 1))
         #expect(one == [255, 255, 255, 128])
+    }
+
+    /// An image that is not 8-bit sRGB or grey (16-bit RGB here) is converted by libvips first,
+    /// then averaged the same way: the thumbnail matches the 8-bit image's to a level.
+    @Test func anImageOfAnotherKindIsConvertedThenAveraged() throws {
+        let eightBit = Fixtures.gradient(width: 90, height: 60, alpha: true)
+        let sixteenBit = try eightBit.converted(to: .rgb16)
+        #expect(!sixteenBit.isUChar)
+        let size = PixelSize(width: 30, height: 20)
+        let direct = try PlaceholderThumbnail.rgba(of: eightBit, size: size)
+        let converted = try PlaceholderThumbnail.rgba(of: sixteenBit, size: size)
+        #expect(direct.count == converted.count)
+        #expect(zip(direct, converted).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
     }
 
     private func colourDistance(_ a: RGBAColor, _ b: RGBAColor) -> Int {
