@@ -375,6 +375,26 @@ public final class BundleWriter: Sendable {
 
     private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?,
                         shard: Shard?) throws -> CommitSummary {
+        // Nothing changed (a no-op re-warm): the staged rows are the published ones, no blob was
+        // added, and no interrupted run left garbage. Publishing would only write, flush and rename
+        // an index with the same contents, and list every blob for garbage the last commit removed.
+        // (Every blob the rows name was checked when its source was looked up or stored.)
+        let unchanged = try fileSystem("comparing the staged rows with the published index") {
+            try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
+                && FileManager.default.fileExists(atPath: indexURL.path)
+                && builder.matches(indexAt: indexURL.path, createdAt: createdAt,
+                                   manifestFingerprint: manifestFingerprint, shard: shard)
+        }
+        if unchanged {
+            let blobs = try fileSystem("reading staged rows") { try builder.blobTotals() }
+            let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
+                                        variantCount: (try? builder.count("variants")) ?? 0,
+                                        blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0)
+            builder.discard()
+            try? FileManager.default.removeItem(at: stagingURL)
+            return summary
+        }
+
         var blobCount = 0
         var blobBytes = 0
         let objects = ObjectsFolder(bundlePath: bundlePath)
@@ -403,21 +423,6 @@ public final class BundleWriter: Sendable {
             try injectFault(.indexBuilt)
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
-        }
-        // Nothing changed (a no-op re-warm): the new index is the published one byte for byte, no
-        // blob was added, and no interrupted run left garbage. Publishing it again would only
-        // flush and rename the same bytes, and list every blob for garbage the last commit removed.
-        let unchanged = try fileSystem("comparing the index with the published one") {
-            try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
-                && FileManager.default.contentsEqual(atPath: temporary.path, andPath: indexURL.path)
-        }
-        if unchanged {
-            let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
-                                        variantCount: (try? builder.count("variants")) ?? 0,
-                                        blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: 0)
-            builder.discard()
-            try? FileManager.default.removeItem(at: stagingURL)
-            return summary
         }
         try fileSystem("publishing the index") {
             // Everything the new index names must be on disk before it replaces the old one. After

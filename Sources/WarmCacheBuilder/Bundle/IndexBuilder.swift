@@ -312,12 +312,8 @@ final class IndexBuilder {
     /// `meta` holding `createdAt`, `manifestFingerprint` and `shard` when set.
     /// Staging ends here: rows added afterwards are not published.
     func publish(to path: String, createdAt: Date?, manifestFingerprint: String? = nil, shard: Shard? = nil) throws {
-        if !published {
-            published = true
-            try staging.execute("COMMIT")
-        }
-        let sourceCount = try count("sources")
-        let variantCount = try count("variants")
+        try endStaging()
+        let meta = try metaRows(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard)
 
         let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute("""
@@ -331,23 +327,7 @@ final class IndexBuilder {
             for statement in BundleFormat.schema {
                 try connection.execute(statement)
             }
-            var meta: [(String, String)] = [
-                (BundleFormat.MetaKey.formatMajor, String(BundleFormat.majorVersion)),
-                (BundleFormat.MetaKey.formatMinor, String(BundleFormat.minorVersion)),
-                (BundleFormat.MetaKey.generator, generator),
-                (BundleFormat.MetaKey.sourceCount, String(sourceCount)),
-                (BundleFormat.MetaKey.variantCount, String(variantCount)),
-            ]
-            if let createdAt {
-                meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
-            }
-            if let manifestFingerprint {
-                meta.append((BundleFormat.MetaKey.manifestFingerprint, manifestFingerprint))
-            }
-            if let shard {
-                meta.append((BundleFormat.MetaKey.shard, shard.description))
-            }
-            for (key, value) in meta.sorted(by: { $0.0 < $1.0 }) {
+            for (key, value) in meta {
                 try connection.statement("INSERT INTO meta (key, value) VALUES (?, ?)")
                     .bind(.text(key), .text(value)).run()
             }
@@ -381,6 +361,130 @@ final class IndexBuilder {
         // transaction, instead of SQLite taking and dropping its file locks and re-reading the
         // header for every one.
         try staging.execute("BEGIN")
+    }
+
+    /// Ends staging (commits the staged rows): rows added afterwards are not published.
+    private func endStaging() throws {
+        guard !published else { return }
+        published = true
+        try staging.execute("COMMIT")
+    }
+
+    /// The `meta` rows of the index the staged rows make, sorted by key.
+    private func metaRows(createdAt: Date?, manifestFingerprint: String?, shard: Shard?) throws -> [(String, String)] {
+        var meta: [(String, String)] = [
+            (BundleFormat.MetaKey.formatMajor, String(BundleFormat.majorVersion)),
+            (BundleFormat.MetaKey.formatMinor, String(BundleFormat.minorVersion)),
+            (BundleFormat.MetaKey.generator, generator),
+            (BundleFormat.MetaKey.sourceCount, String(try count("sources"))),
+            (BundleFormat.MetaKey.variantCount, String(try count("variants"))),
+        ]
+        if let createdAt {
+            meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))
+        }
+        if let manifestFingerprint {
+            meta.append((BundleFormat.MetaKey.manifestFingerprint, manifestFingerprint))
+        }
+        if let shard {
+            meta.append((BundleFormat.MetaKey.shard, shard.description))
+        }
+        return meta.sorted(by: { $0.0 < $1.0 })
+    }
+
+    // MARK: Comparing
+
+    /// Whether ``publish(to:createdAt:manifestFingerprint:shard:)`` would write an index with the
+    /// same contents as the one at `path`: the same `meta`, and the same rows in every table (a
+    /// source's rows matched by its identifier, as source ids are only a numbering). A no-op
+    /// re-warm asks this instead of writing a second index to compare bytes: the check runs
+    /// inside SQLite, one look-up by key per staged row, and costs a fraction of writing the
+    /// index. Anything that cannot be compared (an unreadable or foreign file, another schema)
+    /// counts as a difference. Staging ends here, as with publishing.
+    func matches(indexAt path: String, createdAt: Date?, manifestFingerprint: String?, shard: Shard?) -> Bool {
+        do {
+            try endStaging()
+            let meta = try metaRows(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard)
+            try staging.execute("ATTACH DATABASE \(Self.quoted(path)) AS published")
+            defer {
+                staging.finalizeStatements()
+                try? staging.execute("DETACH DATABASE published")
+            }
+            // One read transaction for all the questions (no locks taken and dropped between them).
+            try staging.execute("BEGIN")
+            defer { try? staging.execute("COMMIT") }
+            return try publishedRowsMatch(meta: meta)
+        } catch {
+            return false
+        }
+    }
+
+    /// The comparison of ``matches(indexAt:createdAt:manifestFingerprint:shard:)``, with the
+    /// published index attached as `published`. The columns compared are read from the schema
+    /// itself, so a column added to ``BundleFormat/schema`` is compared without being listed here.
+    private func publishedRowsMatch(meta: [(String, String)]) throws -> Bool {
+        let publishedMeta = try staging.statement("SELECT key, value FROM published.meta ORDER BY key")
+        var found: [(String, String)] = []
+        while try publishedMeta.step() {
+            found.append((publishedMeta.text(0), publishedMeta.text(1)))
+        }
+        guard found.elementsEqual(meta, by: { $0 == $1 }) else { return false }
+
+        func number(_ sql: String) throws -> Int {
+            let statement = try staging.statement(sql)
+            return try statement.step() ? statement.int(0) : -1
+        }
+        func columns(_ table: String, except excluded: Set<String>) throws -> [String] {
+            let statement = try staging.statement("SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")
+            var names: [String] = []
+            while try statement.step() {
+                let name = statement.text(0)
+                if !excluded.contains(name) { names.append(name) }
+            }
+            return names
+        }
+        func same(_ table: String, _ alias: String, _ publishedAlias: String, except excluded: Set<String>) throws -> String {
+            try columns(table, except: excluded).map { "\(publishedAlias).\($0) IS \(alias).\($0)" }
+                .joined(separator: " AND ")
+        }
+        // Equal counts, and every staged row with an equal published row under the same key: the same rows.
+        for table in ["sources", "variants", "variant_presets", "placeholders"] {
+            guard try number("SELECT count(*) FROM main.\(table)") == number("SELECT count(*) FROM published.\(table)")
+            else { return false }
+        }
+        let matchedSources = try number("""
+            SELECT count(*) FROM main.sources s JOIN published.sources p ON p.source = s.source
+            WHERE \(try same("sources", "s", "p", except: ["id"]))
+            """)
+        guard matchedSources == (try count("sources")) else { return false }
+        let matchedVariants = try number("""
+            SELECT count(*) FROM main.variants v JOIN main.sources s ON s.id = v.source_id
+                JOIN published.variants p ON p.cache_key = v.cache_key
+                JOIN published.sources ps ON ps.id = p.source_id AND ps.source = s.source
+            WHERE \(try same("variants", "v", "p", except: ["source_id"]))
+            """)
+        guard matchedVariants == (try count("variants")) else { return false }
+        let matchedPresets = try number("""
+            SELECT count(*) FROM main.variant_presets v
+                JOIN published.variant_presets p ON p.preset = v.preset AND p.cache_key = v.cache_key
+            """)
+        guard matchedPresets == (try count("variant_presets")) else { return false }
+        let matchedPlaceholders = try number("""
+            SELECT count(*) FROM main.placeholders x JOIN main.sources s ON s.id = x.source_id
+                JOIN published.sources ps ON ps.source = s.source
+                JOIN published.placeholders p ON p.source_id = ps.id
+            WHERE \(try same("placeholders", "x", "p", except: ["source_id"]))
+            """)
+        return matchedPlaceholders == (try count("placeholders"))
+    }
+
+    /// The distinct blobs the staged variants reference, and their total bytes.
+    func blobTotals() throws -> (count: Int, bytes: Int) {
+        let statement = try staging.statement("""
+            SELECT count(*), coalesce(sum(byte_count), 0)
+            FROM (SELECT DISTINCT blob_sha256, format, byte_count FROM variants)
+            """)
+        defer { try? statement.reset() }
+        return try statement.step() ? (statement.int(0), statement.int(1)) : (0, 0)
     }
 
     private static func quoted(_ text: String) -> String {

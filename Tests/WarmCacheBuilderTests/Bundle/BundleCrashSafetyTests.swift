@@ -68,6 +68,44 @@ struct BundleCrashSafetyTests {
         try expectIntact(url, written, before)
     }
 
+    /// The commit decides "unchanged" by comparing rows with the published index, not bytes: a
+    /// change to any one field of any one row, or to `meta`, must still publish.
+    @Test("a commit that changes one field of one row, or the manifest fingerprint, publishes it")
+    func oneFieldChanged() throws {
+        let (url, written, _) = try goodBundle()
+        let indexPath = url.appendingPathComponent(BundleFormat.indexFileName).path
+        let changes: [(String, (inout BundleContents) -> Void)] = [
+            ("a source's original", { $0.sources[1].contentSHA256 = String(repeating: "0", count: 64) }),
+            ("a source's format", { $0.sources[0].format = "png" }),
+            ("a source's pixel height", { $0.sources[1].pixelSize.height += 1 }),
+            ("a placeholder's colour", { $0.sources[0].placeholder?.averageColor = RGBAColor(red: 1, green: 2, blue: 3) }),
+            ("a placeholder removed", { $0.sources[1].placeholder = nil }),
+            ("a variant's alpha", { $0.variants[3].hasAlpha.toggle() }),
+            ("a variant's pixel width", { $0.variants[5].pixelSize.width += 1 }),
+            ("a variant's blob", {  // another stored blob of the same format
+                $0.variants[0].blobSHA256 = $0.variants[2].blobSHA256
+                $0.variants[0].byteCount = $0.variants[2].byteCount
+            }),
+            ("a preset added", { $0.variants[2].presets.append("hero") }),
+            ("the manifest fingerprint", { $0.manifestFingerprint = "another manifest" }),
+        ]
+        var contents = written.contents
+        for (change, apply) in changes {
+            apply(&contents)
+            let before = try #require(FileStamp(atPath: indexPath))
+            let writer = BundleWriter(bundleURL: url, generator: "warm-cache tests")
+            try writer.prepare()
+            try writer.commit(contents)
+            #expect(FileStamp(atPath: indexPath) != before, "\(change): not published")
+        }
+        // And the same rows once more: left in place.
+        let last = try #require(FileStamp(atPath: indexPath))
+        let writer = BundleWriter(bundleURL: url, generator: "warm-cache tests")
+        try writer.prepare()
+        try writer.commit(contents)
+        #expect(FileStamp(atPath: indexPath) == last)
+    }
+
     @Test("a commit that references a missing blob publishes nothing")
     func missingBlob() throws {
         let (url, written, before) = try goodBundle()
