@@ -72,13 +72,10 @@ struct Downloader: Sendable {
                 // time spent queued behind the concurrency limits is not counted.
                 let hopDeadline = deadline ?? .now() + .nanoseconds(Int64(configuration.requestTimeout * 1e9))
                 deadline = hopDeadline
-                let remaining = Double((hopDeadline - .now()).nanoseconds) / 1e9
                 do {
-                    return try await withTimeLimit(remaining) {
-                        try await self.exchange(
-                            request, url: hopURL, deadline: hopDeadline, validators: validators,
-                            stagingDirectory: stagingDirectory, stagingName: stagingName, logger: logger)
-                    }
+                    return try await self.exchange(
+                        request, url: hopURL, deadline: hopDeadline, validators: validators,
+                        stagingDirectory: stagingDirectory, stagingName: stagingName, logger: logger)
                 } catch {
                     let classified = classify(error, url: hopURL)
                     if let failure = classified as? AttemptFailure, failure.kind.meansHostUnreachable {
@@ -105,7 +102,12 @@ struct Downloader: Sendable {
 
     // MARK: One request
 
-    /// Sends one request and handles its response completely (body included).
+    /// Sends one request and handles its response completely (body included), all before `deadline`.
+    ///
+    /// AsyncHTTPClient's deadline covers the wait for a connection and for the response head; a
+    /// body is then read under ``withTimeLimit(_:operation:)`` for the time that is left. A `304`
+    /// has no body (HTTP forbids one), so the answer to a revalidation, most of a re-warm's
+    /// requests, costs no timer task.
     private func exchange(
         _ request: HTTPClientRequest, url: URL, deadline: NIODeadline, validators: CacheValidators?,
         stagingDirectory: URL, stagingName: String, logger: Logger
@@ -114,10 +116,11 @@ struct Downloader: Sendable {
         _ = reached.withLock { $0.insert(URLRules.hostKey(of: url)) }
         let status = Int(response.status.code)
         logger.debug("HTTP \(status)", metadata: ["url": "\(url)"])
+        let remaining = Double((deadline - .now()).nanoseconds) / 1e9
 
         switch status {
         case 301, 302, 303, 307, 308:
-            await Self.drain(response.body)
+            try await withTimeLimit(remaining) { await Self.drain(response.body) }
             return .redirect(status: status, location: response.headers.first(name: "location"))
         case 304 where !(validators?.isEmpty ?? true):
             await Self.drain(response.body)
@@ -125,7 +128,9 @@ struct Downloader: Sendable {
             let lastModified = response.headers.first(name: "last-modified") ?? validators?.lastModified
             return .done(.notModified(CacheValidators(etag: etag, lastModified: lastModified)))
         case 200, 203:
-            let staged = try await receive(response, stagingDirectory: stagingDirectory, stagingName: stagingName)
+            let staged = try await withTimeLimit(remaining) {
+                try await self.receive(response, stagingDirectory: stagingDirectory, stagingName: stagingName)
+            }
             let facts = Response(
                 finalURL: url,
                 contentType: response.headers.first(name: "content-type"),
@@ -134,7 +139,7 @@ struct Downloader: Sendable {
                     lastModified: response.headers.first(name: "last-modified")))
             return .done(.downloaded(staged, facts))
         default:
-            await Self.drain(response.body)
+            try await withTimeLimit(remaining) { await Self.drain(response.body) }
             let retryAfter = response.headers.first(name: "retry-after").flatMap {
                 RetryPolicy.retryAfterSeconds($0)
             }

@@ -106,6 +106,7 @@ struct PlanSourceResolver {
     /// The line without a `#` comment: one starting the line, or preceded by whitespace
     /// (a URL's own `#fragment` has no space before it).
     static func stripComment(_ line: Substring) -> Substring {
+        guard line.utf8.contains(UInt8(ascii: "#")) else { return line }  // most lines: no walk by Character
         var previous: Character = " "
         for index in line.indices {
             if line[index] == "#", previous == " " || previous == "\t" { return line[..<index] }

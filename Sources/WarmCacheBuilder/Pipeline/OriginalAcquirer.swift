@@ -19,8 +19,7 @@ struct OriginalAcquirer: Sendable {
         var bytesDownloaded: Int
         var warning: String?
         /// The record write this acquisition still owes the originals cache, left to the
-        /// pipeline's next blocking step (``writeRecord(of:)`` before the render) so that a
-        /// source costs one thread hop less.
+        /// pipeline, which writes the records of finished sources in batches (``writeRecord(of:)``).
         var pendingRecord: PendingRecord?
     }
 
@@ -67,7 +66,32 @@ struct OriginalAcquirer: Sendable {
         }
     }
 
-    func acquire(_ source: PlannedSource) async throws(Failure) -> Acquired {
+    /// What the originals cache holds for one remote source, read before it is acquired.
+    struct Cached: Sendable {
+        let entry: OriginalsCache.Entry
+        /// The record of a cached original whose bytes are intact, and whether the saved record
+        /// holds the file's current stamp (see ``OriginalsCache/validRecord(at:)``).
+        let found: (record: OriginalRecord, isSaved: Bool)?
+
+        /// The SHA-256 of the cached original, if there is one.
+        var sha256: String? { found?.record.sha256 }
+    }
+
+    /// Step 1 for a remote source, blocking (SQLite, and a `stat` or a hash of the cached file):
+    /// what the originals cache holds for it. The pipeline reads it for a batch of sources at a
+    /// time on one Dispatch thread; `nil` for a local file.
+    func check(_ source: PlannedSource) -> Cached? {
+        guard case .remote = source.location else { return nil }
+        return check(source.identifier)
+    }
+
+    private func check(_ identifier: SourceIdentifier) -> Cached {
+        let entry = cache.entry(for: identifier)
+        return Cached(entry: entry, found: cache.validRecord(at: entry))
+    }
+
+    /// Step 2: gets `source`'s original, given what ``check(_:)`` found (read now if `nil`).
+    func acquire(_ source: PlannedSource, cached: Cached?) async throws(Failure) -> Acquired {
         switch source.location {
         case .file(let url):
             guard FileManager.default.isReadableFile(atPath: url.path) else {
@@ -78,16 +102,21 @@ struct OriginalAcquirer: Sendable {
             }
             return Acquired(fileURL: url, sha256: nil, status: .local, bytesDownloaded: 0)
         case .remote(let url):
-            return try await acquireRemote(url, identifier: source.identifier)
+            let checked: Cached
+            if let cached {
+                checked = cached
+            } else {
+                let identifier = source.identifier
+                checked = await BlockingWork.run { check(identifier) }
+            }
+            return try await acquireRemote(url, entry: checked.entry, found: checked.found)
         }
     }
 
-    private func acquireRemote(_ url: URL, identifier: SourceIdentifier) async throws(Failure) -> Acquired {
-        let cache = self.cache
-        let entry = cache.entry(for: identifier)
+    private func acquireRemote(_ url: URL, entry: OriginalsCache.Entry,
+                               found: (record: OriginalRecord, isSaved: Bool)?) async throws(Failure) -> Acquired {
+        let identifier = entry.identifier
         let destination = entry.dataURL
-        // Checking a cached original stats (and may hash) its file: blocking, kept off the cooperative pool.
-        let found = await BlockingWork.run { cache.validRecord(at: entry) }
         let record = found?.record
         func cached(_ record: OriginalRecord, warning: String? = nil) -> Acquired {
             Acquired(fileURL: destination, sha256: record.sha256, status: .cached, bytesDownloaded: 0, warning: warning)

@@ -57,19 +57,27 @@ struct SourceRenderer: Sendable {
             sha256 = ContentHash.sha256(bytes)
             known = bytes
         }
+        if let reused = reusable(planned, originalSHA256: sha256) {
+            return .reused(reused)
+        }
+        let memoKey = memo.key(source: planned.identifier, originalSHA256: sha256, placeholders: planned.placeholders)
+        return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known))
+    }
+
+    /// The look-up for an original whose SHA-256 is known: an earlier identical render whose
+    /// blobs are all still stored intact, or `nil`.
+    func reusable(_ planned: PlannedSource, originalSHA256 sha256: String) -> Rendered? {
         let memoKey = memo.key(source: planned.identifier, originalSHA256: sha256, placeholders: planned.placeholders)
         var requested: ResolvedRequests?
-        if let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
-               let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)
-               requested = requests
-               return requests.keys
-           }), let requested, let reused = reuse(entry, requests: requested) {
-            if let restamped = reused.restamped {
-                try? memo.save(restamped, as: memoKey)  // next time these blobs are trusted without hashing
-            }
-            return .reused(reused.rendered)
+        guard let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
+                  let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)
+                  requested = requests
+                  return requests.keys
+              }), let requested, let reused = reuse(entry, requests: requested) else { return nil }
+        if let restamped = reused.restamped {
+            try? memo.save(restamped, as: memoKey)  // next time these blobs are trusted without hashing
         }
-        return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known))
+        return reused.rendered
     }
 
     /// Steps 2 and 3, CPU-bound: decodes the original once, encodes every variant, stores the

@@ -107,38 +107,56 @@ public struct WarmPipeline: Sendable {
         var logFailure: Error?
         await withTaskGroup(of: SourceOutcome.self) { group in
             var next = plan.sources.startIndex
-            func admit() {
-                guard next < plan.sources.endIndex else { return }
-                let source = plan.sources[next]
-                next += 1
-                group.addTask {
-                    let outcome = await process(source, acquirer: acquirer, renderer: renderer, writer: writer,
-                                                slots: imagingSlots)
-                    tracker.finished(outcome.report)
-                    return outcome
+            var inFlight = 0
+            var finished: [SourceOutcome] = []
+            var lastStep = ProcessInfo.processInfo.systemUptime
+            // One hop to a Dispatch thread completes the sources that finished (writes the records
+            // they owe, stages their rows, logs their report lines) and reads the cache's records
+            // of those that enter next, with their earlier renders: a re-warm's source then needs
+            // no thread hop of its own (it finishes faster than threads wake up).
+            func step() async {
+                let done = finished
+                finished.removeAll(keepingCapacity: true)
+                let entering = plan.sources[next..<min(next + max(0, window - inFlight), plan.sources.endIndex)]
+                next = entering.endIndex
+                lastStep = ProcessInfo.processInfo.systemUptime
+                let stepped = await BlockingWork.run {
+                    let reports = Self.complete(done, acquirer: acquirer, writer: writer)
+                    var logError: Error?
+                    do { try log.append(contentsOf: reports) } catch { logError = error }
+                    let checked = entering.map { source in
+                        let cached = acquirer.check(source)
+                        return (cached, cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
+                    }
+                    return (reports, logError, checked)
+                }
+                let (reports, logError, checked) = stepped
+                if let logError { logFailure = logFailure ?? logError }
+                for source in reports {
+                    tracker.finished(source)
+                    report.totals.add(source)
+                    report.warnings += source.warnings.map { "\(source.identifier): \($0)" }
+                }
+                for (source, (cached, reusable)) in zip(entering, checked) {
+                    inFlight += 1
+                    group.addTask {
+                        await process(source, cached: cached, reusable: reusable, acquirer: acquirer,
+                                      renderer: renderer, slots: imagingSlots)
+                    }
                 }
             }
-            // Finished sources' report lines go to the log in batches: one hop to a Dispatch thread
-            // per batch, not per source (a re-warm finishes sources faster than threads wake up).
-            var lines: [SourceReport] = []
-            func flushLines() async {
-                let batch = lines
-                lines.removeAll(keepingCapacity: true)
-                do {
-                    try await BlockingWork.run { try log.append(contentsOf: batch) }
-                } catch {
-                    logFailure = logFailure ?? error
-                }
-            }
-            for _ in 0..<max(1, window) { admit() }
+            // Sources enter and are completed a quarter of the window at a time, or whatever is
+            // there when the last step was a moment ago (slow sources are not held back).
+            let batch = max(1, window / 4)
+            await step()
             while let outcome = await group.next() {
-                admit()
-                report.totals.add(outcome.report)
-                report.warnings += outcome.report.warnings.map { "\(outcome.report.identifier): \($0)" }
-                lines.append(outcome.report)
-                if lines.count >= window { await flushLines() }
+                inFlight -= 1
+                finished.append(outcome)
+                if window - inFlight >= batch || ProcessInfo.processInfo.systemUptime - lastStep > 0.25 {
+                    await step()
+                }
             }
-            if !lines.isEmpty { await flushLines() }
+            if !finished.isEmpty { await step() }
         }
         if let fetcher {
             try? await fetcher.shutdown()
@@ -240,92 +258,121 @@ public struct WarmPipeline: Sendable {
         return removed
     }
 
-    /// What became of one source.
+    /// What became of one source, and what it still owes: the record of its original and its
+    /// index rows, written with other sources' (``complete(_:acquirer:writer:)``).
     struct SourceOutcome: Sendable {
         var report: SourceReport
+        /// Set once the original was obtained, whatever happened next (its record is still written).
+        var acquired: OriginalAcquirer.Acquired?
+        /// Set when the source succeeded.
+        var rows: SourceRenderer.Rendered?
     }
 
-    private func process(_ source: PlannedSource, acquirer: OriginalAcquirer, renderer: SourceRenderer,
-                         writer: BundleWriter, slots: AsyncSemaphore) async -> SourceOutcome {
-        let started = ProcessInfo.processInfo.systemUptime
-        var report = SourceReport(identifier: source.identifier.rawValue, location: source.location.locationText,
-                                  status: .failed, bytesDownloaded: 0, seconds: 0, variants: [], failure: nil,
-                                  listedAt: source.manifestLocation.description)
-        // Logged at debug level only: the caller prints each failure once, from the report.
-        func failed(_ failure: SourceFailure) -> SourceOutcome {
-            report.status = .failed
-            report.failure = failure
-            report.seconds = ProcessInfo.processInfo.systemUptime - started
-            logger.debug("\(source.identifier.rawValue): failed (\(failure.kind.rawValue)): \(failure.message)")
-            return SourceOutcome(report: report)
-        }
-
-        let acquired: OriginalAcquirer.Acquired
-        do {
-            acquired = try await acquirer.acquire(source)
-        } catch {
-            report.bytesDownloaded = error.bytesDownloaded
-            return failed(error.failure)
-        }
-        report.bytesDownloaded = acquired.bytesDownloaded
-        report.warnings = acquired.warning.map { [$0] } ?? []
-
-        // Look up an earlier render first, without an imaging slot: a re-warm's sources never
-        // queue behind encodes, and only sources that must be rendered take a slot.
-        @Sendable func add(_ rendered: SourceRenderer.Rendered) throws(SourceRenderer.Failure) {
-            do {
-                try writer.add(rendered.source, variants: rendered.variants)
-            } catch {
-                throw SourceRenderer.Failure(failure: SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
+    /// Writes what `outcomes` owe, in order: each original's record, then each successful
+    /// source's index rows. A source whose download cannot be recorded, or whose rows cannot be
+    /// staged, fails. Blocking (SQLite): runs on a Dispatch thread.
+    private static func complete(_ outcomes: [SourceOutcome], acquirer: OriginalAcquirer,
+                                 writer: BundleWriter) -> [SourceReport] {
+        outcomes.map { outcome in
+            var report = outcome.report
+            func fail(_ failure: SourceFailure) {
+                report.status = .failed
+                report.failure = failure
+                report.variants = []
+                report.originalBytes = nil
+                report.originalSHA256 = nil
             }
-        }
-        let lookUp = await BlockingWork.run {
-            Result { () throws(SourceRenderer.Failure) -> SourceRenderer.LookUp in
+            if let acquired = outcome.acquired {
                 do throws(OriginalAcquirer.Failure) {
                     try acquirer.writeRecord(of: acquired)
                 } catch {
-                    throw SourceRenderer.Failure(failure: error.failure)
+                    if report.status != .failed { fail(error.failure) }
+                    return report
                 }
-                let found = try renderer.lookUp(source, original: acquired.fileURL, knownSHA256: acquired.sha256)
-                if case .reused(let rendered) = found {
-                    try add(rendered)
-                }
-                return found
             }
+            if let rows = outcome.rows {
+                do {
+                    try writer.add(rows.source, variants: rows.variants)
+                } catch {
+                    fail(SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
+                }
+            }
+            return report
         }
-        let result: Result<SourceRenderer.Rendered, SourceRenderer.Failure>
-        switch lookUp {
-        case .failure(let failure):
-            result = .failure(failure)
-        case .success(.reused(let rendered)):
-            result = .success(rendered)
-        case .success(.needsRender(let pending)):
-            do {
-                result = try await slots.withPermit {
-                    await BlockingWork.run {
-                        Result { () throws(SourceRenderer.Failure) in
-                            let rendered = try renderer.render(source, pending: pending)
-                            try add(rendered)
-                            return rendered
+    }
+
+    private func process(_ source: PlannedSource, cached: OriginalAcquirer.Cached?,
+                         reusable: SourceRenderer.Rendered?, acquirer: OriginalAcquirer, renderer: SourceRenderer,
+                         slots: AsyncSemaphore) async -> SourceOutcome {
+        let started = ProcessInfo.processInfo.systemUptime
+        var outcome = SourceOutcome(report: SourceReport(
+            identifier: source.identifier.rawValue, location: source.location.locationText, status: .failed,
+            bytesDownloaded: 0, seconds: 0, variants: [], failure: nil, listedAt: source.manifestLocation.description))
+        // Logged at debug level only: the caller prints each failure once, from the report.
+        func failed(_ failure: SourceFailure) -> SourceOutcome {
+            outcome.report.status = .failed
+            outcome.report.failure = failure
+            outcome.report.seconds = ProcessInfo.processInfo.systemUptime - started
+            logger.debug("\(source.identifier.rawValue): failed (\(failure.kind.rawValue)): \(failure.message)")
+            return outcome
+        }
+
+        // `reusable` is the earlier render of the cached original (found when its record was
+        // read): if the server confirms that original, the source is done.
+        let acquired: OriginalAcquirer.Acquired
+        do {
+            acquired = try await acquirer.acquire(source, cached: cached)
+        } catch {
+            outcome.report.bytesDownloaded = error.bytesDownloaded
+            return failed(error.failure)
+        }
+        outcome.acquired = acquired
+        outcome.report.bytesDownloaded = acquired.bytesDownloaded
+        outcome.report.warnings = acquired.warning.map { [$0] } ?? []
+
+        let rendered: SourceRenderer.Rendered
+        if let reusable, reusable.source.contentSHA256 == acquired.sha256 {
+            rendered = reusable
+        } else {
+            // Look up an earlier render first, without an imaging slot: only sources that must be
+            // rendered take one.
+            let lookUp = await BlockingWork.run {
+                Result { () throws(SourceRenderer.Failure) -> SourceRenderer.LookUp in
+                    try renderer.lookUp(source, original: acquired.fileURL, knownSHA256: acquired.sha256)
+                }
+            }
+            let result: Result<SourceRenderer.Rendered, SourceRenderer.Failure>
+            switch lookUp {
+            case .failure(let failure):
+                result = .failure(failure)
+            case .success(.reused(let reused)):
+                result = .success(reused)
+            case .success(.needsRender(let pending)):
+                do {
+                    result = try await slots.withPermit {
+                        await BlockingWork.run {
+                            Result { () throws(SourceRenderer.Failure) in try renderer.render(source, pending: pending) }
                         }
                     }
+                } catch {
+                    return failed(SourceFailure(.imaging, "\(error)"))
                 }
-            } catch {
-                return failed(SourceFailure(.imaging, "\(error)"))
+            }
+            switch result {
+            case .failure(let failure):
+                return failed(failure.failure)
+            case .success(let made):
+                rendered = made
             }
         }
-        switch result {
-        case .failure(let failure):
-            return failed(failure.failure)
-        case .success(let rendered):
-            report.status = acquired.status
-            report.variants = rendered.variants.map { VariantReport($0, action: rendered.action) }
-            report.originalBytes = rendered.source.byteCount
-            report.originalSHA256 = rendered.source.contentSHA256
-            report.seconds = ProcessInfo.processInfo.systemUptime - started
-            logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.variants.count) variants")
-            return SourceOutcome(report: report)
-        }
+        outcome.rows = rendered
+        outcome.report.status = acquired.status
+        outcome.report.variants = rendered.variants.map { VariantReport($0, action: rendered.action) }
+        outcome.report.originalBytes = rendered.source.byteCount
+        outcome.report.originalSHA256 = rendered.source.contentSHA256
+        outcome.report.seconds = ProcessInfo.processInfo.systemUptime - started
+        logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.variants.count) variants")
+        return outcome
     }
 }
 
