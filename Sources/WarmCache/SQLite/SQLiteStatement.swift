@@ -40,8 +40,16 @@ package final class SQLiteStatement {
                 code = sqlite3_bind_null(handle, index)
             case .integer(let number):
                 code = sqlite3_bind_int64(handle, index, number)
-            case .text(let text):
-                code = sqlite3_bind_text(handle, index, text, -1, Self.transient)
+            case .text(var text):
+                // From the string's own UTF-8 storage with its length: no C string copied out first.
+                code = text.withUTF8 { bytes in
+                    guard let start = bytes.baseAddress, !bytes.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, Self.transient)  // '' (a nil pointer binds NULL)
+                    }
+                    return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
+                    }
+                }
             case .blob(let data):
                 code = data.withUnsafeBytes { buffer in
                     sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)

@@ -64,8 +64,37 @@ struct FileStamp: Codable, Sendable, Equatable {
 
     /// Reads ``text``; `nil` for anything else.
     init?(text: some StringProtocol) {
-        let numbers = text.split(separator: " ").compactMap { Int($0) }
-        guard numbers.count == 6, numbers[1] >= 0 else { return nil }
+        var text = String(text)
+        guard let stamp = text.withUTF8({ FileStamp(bytes: $0) }) else { return nil }
+        self = stamp
+    }
+
+    /// Reads ``text`` from its UTF-8 bytes (records are read as bytes); `nil` for anything else:
+    /// exactly six decimal numbers (times before 1970 are negative), one space between each two.
+    init?(bytes: some Collection<UInt8>) {
+        var numbers: [Int] = []
+        numbers.reserveCapacity(6)
+        var value = 0, digits = 0, sign = 1
+        func endNumber() -> Bool {
+            guard digits > 0 else { return false }
+            numbers.append(sign * value)
+            (value, digits, sign) = (0, 0, 1)
+            return true
+        }
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: " "):
+                guard endNumber() else { return nil }
+            case UInt8(ascii: "-") where digits == 0 && sign == 1:
+                sign = -1
+            case UInt8(ascii: "0")...UInt8(ascii: "9") where digits < 18:
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            default:
+                return nil
+            }
+        }
+        guard endNumber(), numbers.count == 6, numbers[1] >= 0 else { return nil }
         self.init(size: numbers[0], inode: UInt64(numbers[1]), modifiedSeconds: numbers[2],
                   modifiedNanoseconds: numbers[3], changedSeconds: numbers[4], changedNanoseconds: numbers[5])
     }

@@ -22,9 +22,10 @@ final class IndexBuilder {
     /// no journal, no flush).
     private static let batchSize = 512
 
-    /// The staging database has the index's own schema; its source ids are provisional (the
-    /// order rows arrived in) and are renumbered at publication. One addition: the blobs this run
-    /// added, appended in the order they came (a path may come twice, which is harmless).
+    /// The staging database has the index's own tables (not its look-up indexes); its source ids
+    /// are provisional (the order rows arrived in) and are renumbered at publication. One addition:
+    /// the blobs this run added, appended in the order they came (a path may come twice, which is
+    /// harmless).
     ///
     /// Rows arrive in no useful order, so nothing is indexed that the run itself does not read:
     /// the index that finds the variants of a blob is built once, sorted, when it is first needed
@@ -55,7 +56,9 @@ final class IndexBuilder {
         try? FileManager.default.removeItem(atPath: stagingPath)
         staging = try SQLiteConnection(path: stagingPath, readOnly: false)
         try staging.execute(Self.stagingSetup)
-        for statement in BundleFormat.schema {
+        // The index's tables with their keys (which catch a source or key staged twice), but not its
+        // look-up indexes: nothing reads the staged rows by them, and each costs a write per row.
+        for statement in BundleFormat.schema where !statement.hasPrefix("CREATE INDEX") {
             try staging.execute(statement)
         }
         try staging.execute(Self.stagingAdditions)

@@ -60,27 +60,58 @@ struct OriginalRecord: Codable, Sendable, Equatable {
         return Data((lines.joined(separator: "\n") + "\n").utf8)
     }
 
-    /// Reads ``text``; `nil` for anything else (torn, foreign or from another version).
+    /// Reads ``text``; `nil` for anything else (torn, foreign or from another version). A field
+    /// named twice counts once, with its last value; a field this version does not know is skipped.
+    ///
+    /// Parsed as bytes, with a `String` made only for the values kept: a re-warm reads one record
+    /// per source, and splitting the text into a dictionary of strings cost more than the look-up.
     init?(text: Data) {
-        var lines = text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        guard lines.last?.isEmpty == true else { return nil }  // torn: the last line has no end
-        lines.removeLast()
-        guard let first = lines.first, String(decoding: first, as: UTF8.self) == Self.header else { return nil }
-        var fields: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let tab = line.firstIndex(of: UInt8(ascii: "\t")) else { return nil }
-            fields[String(decoding: line[..<tab], as: UTF8.self)]
-                = String(decoding: line[line.index(after: tab)...], as: UTF8.self)
+        let parsed: OriginalRecord? = text.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard bytes.last == Self.newline else { return nil }  // torn: the last line has no end
+            var identifier: String?, sha256: String?, byteCount: Int?, checkedAt: TimeInterval?
+            var etag: String?, lastModified: String?, stamp: FileStamp?
+            var lineStart = 0
+            var isFirst = true
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while bytes[lineEnd] != Self.newline { lineEnd += 1 }  // the last byte is a newline
+                let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+                lineStart = lineEnd + 1
+                if isFirst {
+                    guard line.elementsEqual(Self.header.utf8) else { return nil }
+                    isFirst = false
+                    continue
+                }
+                guard let tab = line.firstIndex(of: Self.tab) else { return nil }
+                let name = UnsafeBufferPointer(rebasing: line[..<tab])
+                let value = UnsafeBufferPointer(rebasing: line[(tab + 1)...])
+                func text() -> String { String(decoding: value, as: UTF8.self) }
+                if name.elementsEqual("identifier".utf8) {
+                    identifier = text()
+                } else if name.elementsEqual("sha256".utf8) {
+                    sha256 = text()
+                } else if name.elementsEqual("bytes".utf8) {
+                    byteCount = Int(text())
+                } else if name.elementsEqual("etag".utf8) {
+                    etag = text()
+                } else if name.elementsEqual("last-modified".utf8) {
+                    lastModified = text()
+                } else if name.elementsEqual("checked-at".utf8) {
+                    checkedAt = TimeInterval(text())
+                } else if name.elementsEqual("stamp".utf8) {
+                    guard let read = FileStamp(bytes: value) else { return nil }
+                    stamp = read
+                }
+            }
+            guard let identifier, let sha256, let byteCount, let checkedAt else { return nil }
+            return OriginalRecord(identifier: identifier, sha256: sha256, byteCount: byteCount, etag: etag,
+                                  lastModified: lastModified, checkedAt: Date(timeIntervalSince1970: checkedAt),
+                                  stamp: stamp)
         }
-        guard let identifier = fields["identifier"], let sha256 = fields["sha256"],
-              let byteCount = fields["bytes"].flatMap({ Int($0) }),
-              let checkedAt = fields["checked-at"].flatMap({ TimeInterval($0) }) else { return nil }
-        var stamp: FileStamp?
-        if let text = fields["stamp"] {
-            guard let read = FileStamp(text: text) else { return nil }
-            stamp = read
-        }
-        self.init(identifier: identifier, sha256: sha256, byteCount: byteCount, etag: fields["etag"],
-                  lastModified: fields["last-modified"], checkedAt: Date(timeIntervalSince1970: checkedAt), stamp: stamp)
+        guard let parsed else { return nil }
+        self = parsed
     }
+
+    private static let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t")
 }

@@ -74,7 +74,29 @@ import WarmCache
         #expect(abs(found.record.checkedAt.timeIntervalSince(confirmed)) < 0.001)
     }
 
-    @Test(arguments: ["", "warm-cache original 1\nidentifier\tx", "warm-cache original 9\n", "{\"sha256\": 1}\n"])
+    /// Records are parsed as bytes: every field, in any order, a field named twice (the last
+    /// counts), one this version does not know (skipped), a stamp with times before 1970.
+    @Test func aRecordsTextReadsBackWhateverItsFieldOrder() throws {
+        let stamp = FileStamp(size: 48213, inode: 1834411, modifiedSeconds: -86400, modifiedNanoseconds: 5,
+                              changedSeconds: 1795620258, changedNanoseconds: 369242887)
+        #expect(FileStamp(text: stamp.text) == stamp)
+        let record = OriginalRecord(identifier: "https://cdn.example.com/ä.jpg", sha256: "9f86d0", byteCount: 48213,
+                                    etag: "W/\"5e8a\"", lastModified: "Tue, 03 Nov 2026 10:00:00 GMT",
+                                    checkedAt: Date(timeIntervalSince1970: 1795620258.369), stamp: stamp)
+        #expect(OriginalRecord(text: record.text) == record)
+        let shuffled = "warm-cache original 1\nstamp\t\(stamp.text)\nchecked-at\t1795620258.369\nfuture\tfield\n"
+            + "bytes\t1\nbytes\t48213\netag\tW/\"5e8a\"\nsha256\t9f86d0\nidentifier\thttps://cdn.example.com/ä.jpg\n"
+            + "last-modified\tTue, 03 Nov 2026 10:00:00 GMT\n"
+        #expect(OriginalRecord(text: Data(shuffled.utf8)) == record)
+        for broken in ["1 2 3 4 5", "1 2 3 4 5 6 7", "1  2 3 4 5 6", "1 -2 3 4 5 6", "1 2 3 4 5 x", "1 2 3 4 5 6 ", "- 2 3 4 5 6"] {
+            #expect(FileStamp(text: broken) == nil, "\(broken)")
+        }
+    }
+
+    @Test(arguments: ["", "warm-cache original 1\nidentifier\tx", "warm-cache original 9\n", "{\"sha256\": 1}\n",
+                      "warm-cache original 1\nidentifier x\nsha256\ta\nbytes\t1\nchecked-at\t1\n",
+                      "warm-cache original 1\nidentifier\tx\nsha256\ta\nbytes\tmany\nchecked-at\t1\n",
+                      "warm-cache original 1\nidentifier\tx\nsha256\ta\nbytes\t1\nchecked-at\t1\nstamp\t1 2\n"])
     func aTornOrForeignRecordIsNone(text: String) throws {
         let cache = try Self.cache(in: try BundleFixtures.temporaryDirectory("originals"))
         let (entry, _) = try Self.saved(in: cache)
