@@ -134,7 +134,7 @@ public final class ImageFetcher: Sendable {
     /// fail with ``FetchError/Kind/shutDown``. Call it exactly once, when the build is done.
     public func shutdown() async throws {
         isShutDown.withLock { $0 = true }
-        coalescer.cancelAll()
+        // Requests in flight fail as their connections close; the retry loop then stops.
         try await clients.shutdown()
     }
 
@@ -173,6 +173,9 @@ public final class ImageFetcher: Sendable {
                     return .downloaded(staged, original)
                 }
             } catch let failure as AttemptFailure {
+                if isShutDown.withLock({ $0 }) {
+                    throw FetchError(url: url, kind: .shutDown, attempts: attempt)
+                }
                 let error = FetchError(url: url, kind: failure.kind, attempts: attempt)
                 // A host that never answered in this run and could not be connected to is written
                 // off: retrying it would only multiply the connect timeout.

@@ -109,6 +109,24 @@ struct FetchDownloadTests {
         try await server.shutdown()
     }
 
+    @Test("Shutting down fails the downloads in flight at once, with a clear error")
+    func shutdownWithDownloadsInFlight() async throws {
+        try await withFetchHarness(routes: ["/slow.png": .delayed(seconds: 40, .image(FixtureBytes.fakePNG(count: 100)))]) {
+            harness in
+            let fetcher = ImageFetcher(configuration: fastConfiguration(), logger: .init(label: "test"))
+            let inFlight = Task { try await fetcher.fetch(harness.server.url("/slow.png"), to: harness.destination()) }
+            try await Task.sleep(nanoseconds: 300_000_000)
+            let started = Date()
+            try await fetcher.shutdown()
+            await #expect {
+                try await inFlight.value
+            } throws: { error in
+                (error as? FetchError)?.kind == .shutDown
+            }
+            #expect(Date().timeIntervalSince(started) < 20, "the download waited for its server instead of stopping")
+        }
+    }
+
     @Test("After shutdown, fetch fails with a clear error")
     func fetchAfterShutdown() async throws {
         try await withFetchHarness(routes: ["/a.png": .image(FixtureBytes.fakePNG(count: 100))]) { harness in

@@ -106,6 +106,33 @@ struct FetchPrimitivesTests {
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
+    /// The first caller runs the operation in its own task: cancelling it cancels the operation,
+    /// and a caller still waiting runs it afresh rather than seeing someone else's cancellation.
+    @Test("Cancelling the caller that runs the operation hands it to a waiting caller")
+    func coalescerLeaderCancelled() async throws {
+        let coalescer = RequestCoalescer<String, Int>()
+        let runs = Gauge()
+        let operation: @Sendable () async throws -> Int = {
+            await runs.enter()
+            do {
+                try await Task.sleep(nanoseconds: 300_000_000)
+            } catch {
+                await runs.leave()
+                throw error
+            }
+            await runs.leave()
+            return 7
+        }
+        let first = Task { try await coalescer.value(for: "k", operation: operation) }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        let second = Task { try await coalescer.value(for: "k", operation: operation) }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        first.cancel()
+        await #expect(throws: CancellationError.self) { try await first.value }
+        #expect(try await second.value == 7)
+        #expect(await runs.peak == 1)
+    }
+
     @Test("Backoff stays within the exponential bound and the cap")
     func backoffBounds() {
         let policy = RetryPolicy(configuration: FetcherConfiguration(retries: 5, backoffBase: 0.25, maxBackoff: 1, maxRetryAfter: 10))
