@@ -44,12 +44,12 @@ struct Downloader: Sendable {
 
     /// Runs one attempt.
     ///
-    /// - Parameter stagingDirectory: where the body is written while it downloads
-    ///   (the destination's directory, so installing it is a cheap link and rename).
+    /// - Parameter destination: where the caller will install the original: a body is written
+    ///   beside it while it downloads (so installing it is a cheap link and rename).
     /// - Throws: ``AttemptFailure`` for anything the retry loop should judge, or
     ///   `CancellationError` if the calling task was cancelled.
     func attempt(
-        _ url: URL, validators: CacheValidators?, stagingDirectory: URL, stagingName: String, logger: Logger
+        _ url: URL, validators: CacheValidators?, stagingBeside destination: URL, logger: Logger
     ) async throws -> AttemptOutcome {
         let origin = URLRules.origin(of: url)
         var current = url
@@ -75,7 +75,7 @@ struct Downloader: Sendable {
                 do {
                     return try await self.exchange(
                         request, url: hopURL, deadline: hopDeadline, validators: validators,
-                        stagingDirectory: stagingDirectory, stagingName: stagingName, logger: logger)
+                        stagingBeside: destination, logger: logger)
                 } catch {
                     let classified = classify(error, url: hopURL)
                     if let failure = classified as? AttemptFailure, failure.kind.meansHostUnreachable {
@@ -110,7 +110,7 @@ struct Downloader: Sendable {
     /// requests, costs no timer task.
     private func exchange(
         _ request: HTTPClientRequest, url: URL, deadline: NIODeadline, validators: CacheValidators?,
-        stagingDirectory: URL, stagingName: String, logger: Logger
+        stagingBeside destination: URL, logger: Logger
     ) async throws -> Hop {
         let response = try await clients.client(for: url).execute(request, deadline: deadline, logger: logger)
         _ = reached.withLock { $0.insert(URLRules.hostKey(of: url)) }
@@ -129,7 +129,7 @@ struct Downloader: Sendable {
             return .done(.notModified(CacheValidators(etag: etag, lastModified: lastModified)))
         case 200, 203:
             let staged = try await withTimeLimit(remaining) {
-                try await self.receive(response, stagingDirectory: stagingDirectory, stagingName: stagingName)
+                try await self.receive(response, stagingBeside: destination)
             }
             let facts = Response(
                 finalURL: url,
@@ -149,7 +149,7 @@ struct Downloader: Sendable {
 
     /// Streams a successful body to a staging file and verifies it, reporting bytes as they arrive.
     private func receive(
-        _ response: HTTPClientResponse, stagingDirectory: URL, stagingName: String
+        _ response: HTTPClientResponse, stagingBeside destination: URL
     ) async throws -> StagedDownload {
         var receiver = BodyReceiver(
             maxBytes: configuration.maxBytes,
@@ -159,7 +159,7 @@ struct Downloader: Sendable {
 
         let file: StagingFile
         do {
-            file = try StagingFile(in: stagingDirectory, for: stagingName)
+            file = try StagingFile(in: destination.deletingLastPathComponent(), for: destination.lastPathComponent)
         } catch {
             throw AttemptFailure(kind: .fileSystem(String(describing: error)))
         }

@@ -32,6 +32,8 @@ public final class ImageFetcher: Sendable {
     private let coalescer = RequestCoalescer<CoalescingKey, SharedOutcome>()
     private let isShutDown = Locked(false)
     private let logger: Logger
+    /// ``FetcherConfiguration/firstInvalidHeaderName``, checked once rather than per fetch.
+    private let invalidHeaderName: String?
 
     /// Calls for the same URL share a download only if they also send the same
     /// validators; otherwise one might get `304` while the other needs the bytes.
@@ -53,6 +55,7 @@ public final class ImageFetcher: Sendable {
         let configuration = configuration.clamped
         self.configuration = configuration
         self.logger = logger
+        invalidHeaderName = configuration.firstInvalidHeaderName
         clients = HTTPClients(configuration: configuration, logger: logger)
         downloader = Downloader(
             clients: clients,
@@ -81,18 +84,16 @@ public final class ImageFetcher: Sendable {
         guard !isShutDown.withLock({ $0 }) else {
             throw FetchError(url: url, kind: .shutDown, attempts: 0)
         }
-        if let name = configuration.firstInvalidHeaderName {
+        if let name = invalidHeaderName {
             throw FetchError(url: url, kind: .invalidHeader(name: name), attempts: 0)
         }
         let validators = (validators?.isEmpty ?? true) ? nil : validators
         let key = CoalescingKey(url: url.absoluteString, validators: validators)
-        let stagingDirectory = destination.deletingLastPathComponent()
-        let stagingName = destination.lastPathComponent
 
         let shared: SharedOutcome
         do {
             shared = try await coalescer.value(for: key) {
-                try await self.download(url, validators: validators, stagingDirectory: stagingDirectory, stagingName: stagingName)
+                try await self.download(url, validators: validators, stagingBeside: destination)
             }
         } catch is CancellationError where isShutDown.withLock({ $0 }) && !Task.isCancelled {
             throw FetchError(url: url, kind: .shutDown, attempts: 0)
@@ -141,10 +142,12 @@ public final class ImageFetcher: Sendable {
     // MARK: Retry loop
 
     private func download(
-        _ url: URL, validators: CacheValidators?, stagingDirectory: URL, stagingName: String
+        _ url: URL, validators: CacheValidators?, stagingBeside destination: URL
     ) async throws -> SharedOutcome {
         var logger = logger
-        logger[metadataKey: "url"] = "\(url.absoluteString)"
+        if logger.logLevel <= .debug {  // only debug and trace messages are logged from here on
+            logger[metadataKey: "url"] = "\(url.absoluteString)"
+        }
         let started = ProcessInfo.processInfo.systemUptime
 
         // Ends by returning, or by throwing once `shouldRetry` says no (at the latest on
@@ -155,7 +158,7 @@ public final class ImageFetcher: Sendable {
             logger.debug("Download attempt \(attempt) of \(retryPolicy.maxAttempts)")
             do {
                 switch try await downloader.attempt(
-                    url, validators: validators, stagingDirectory: stagingDirectory, stagingName: stagingName,
+                    url, validators: validators, stagingBeside: destination,
                     logger: logger)
                 {
                 case .notModified(let fresh):
