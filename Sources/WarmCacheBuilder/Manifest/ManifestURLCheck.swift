@@ -53,17 +53,37 @@ enum ManifestURLCheck {
         return table
     }()
 
+    /// Where `://` first occurs in `text`.
+    private static func schemeSeparator(in text: String) -> Range<String.Index>? {
+        let utf8 = text.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: ":") {
+                let rest = utf8[utf8.index(after: index)...]
+                if rest.starts(with: "//".utf8) { return index..<utf8.index(index, offsetBy: 3) }
+            }
+            index = utf8.index(after: index)
+        }
+        return nil
+    }
+
     /// The first character of `text` that a URL may not hold as it is.
     private static func firstInvalidCharacter(_ text: String) -> Character? {
         guard text.utf8.contains(where: { !allowed[Int($0)] }) else { return nil }
         return text.first { character in !character.utf8.allSatisfy { allowed[Int($0)] } }
     }
 
-    /// The URL to fetch: the normalised form, which is also the source's identifier
-    /// (`SourceIdentifier(text)`).
-    static func check(_ text: String) -> Result<URL, Problem> {
+    /// A URL that passed: what to fetch, and the normalised text, which is also the source's
+    /// identifier (`SourceIdentifier(text)`).
+    struct Checked {
+        var url: URL
+        var identifier: SourceIdentifier
+    }
+
+    /// The URL to fetch: the normalised form, which is also the source's identifier.
+    static func check(_ text: String) -> Result<Checked, Problem> {
         if text.hasPrefix("//") { return .failure(Problem(text: text, kind: .schemeRelative)) }
-        guard let schemeEnd = text.utf8.firstRange(of: "://".utf8) else { return .failure(Problem(text: text, kind: .notAURL)) }
+        guard let schemeEnd = Self.schemeSeparator(in: text) else { return .failure(Problem(text: text, kind: .notAURL)) }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
             return .failure(Problem(text: text, kind: .notAURL))
@@ -78,6 +98,6 @@ enum ManifestURLCheck {
               url.host?.isEmpty == false else {
             return .failure(Problem(text: text, kind: .invalid))
         }
-        return .success(url)
+        return .success(Checked(url: url, identifier: SourceIdentifier(verbatim: normalized)))
     }
 }

@@ -45,9 +45,9 @@ struct PlanSourceResolver {
                 : "list local files as 'path:' entries in the manifest"
             diagnostics.error(problem.message(advice: advice), at: text.location)
             return nil
-        case .success(let url):
-            let identifier = key.map { SourceIdentifier($0.value) } ?? SourceIdentifier(text.value)
-            return PlanSourceCandidate(identifier: identifier, location: .remote(url), listedAt: text.location,
+        case .success(let checked):
+            let identifier = key.map { SourceIdentifier($0.value) } ?? checked.identifier
+            return PlanSourceCandidate(identifier: identifier, location: .remote(checked.url), listedAt: text.location,
                                        isKeyed: key != nil)
         }
     }

@@ -66,27 +66,26 @@ final class SourceReportLog: @unchecked Sendable {
         return failures
     }
 
-    /// Writes `report` as JSON to `url` (atomically), with every logged source as its
-    /// `sources`, one per line, in identifier order; `report.sources` is ignored.
-    func write(_ report: WarmReport, to url: URL) throws {
-        var head = report
-        head.sources = []
-        let text = String(decoding: try encoder.encode(head), as: UTF8.self)
-        // Inside a JSON string every quote is escaped, so this spelling only occurs as the key.
-        guard let range = text.range(of: "\"sources\":[]") else {
-            throw CocoaError(.coderInvalidValue)
-        }
+    /// Writes every logged line, in identifier order and separated as in the report, into a
+    /// new temporary file beside `url`, and returns it: the slow part of writing a report of
+    /// thousands of sources, done while the bundle is committed. ``write(_:to:lines:)`` then
+    /// puts the report's head around them (and removes the file).
+    func writeLines(beside url: URL) throws -> URL {
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).lines.tmp")
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            defer { try? handle.close() }
-            var buffer = Data(text[..<range.lowerBound].utf8)
-            buffer.append(contentsOf: "\"sources\":[".utf8)
+            try writeSortedLines(to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+        return temporary
+    }
+
+    private func writeSortedLines(to temporary: URL) throws {
+        try Self.writeFile(at: temporary) { handle in
+            var buffer = Data()
             var first = true
             try forEachLine(failedOnly: false) { json in
                 buffer.append(contentsOf: (first ? "\n" : ",\n").utf8)
@@ -97,10 +96,37 @@ final class SourceReportLog: @unchecked Sendable {
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            buffer.append(contentsOf: (first ? "]" : "\n]").utf8)
-            buffer.append(contentsOf: text[range.upperBound...].utf8)
-            buffer.append(contentsOf: "\n".utf8)
             try handle.write(contentsOf: buffer)
+        }
+    }
+
+    /// Writes `report` as JSON to `url` (atomically), with every logged source as its
+    /// `sources`, one per line, in identifier order; `report.sources` is ignored. `lines` is
+    /// what ``writeLines(beside:)`` wrote for it, if it ran; it is removed either way.
+    func write(_ report: WarmReport, to url: URL, lines: URL? = nil) throws {
+        let lines = try lines ?? writeLines(beside: url)
+        defer { try? FileManager.default.removeItem(at: lines) }
+        var head = report
+        head.sources = []
+        let text = String(decoding: try encoder.encode(head), as: UTF8.self)
+        // Inside a JSON string every quote is escaped, so this spelling only occurs as the key.
+        guard let range = text.range(of: "\"sources\":[]") else {
+            throw CocoaError(.coderInvalidValue)
+        }
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try Self.writeFile(at: temporary) { handle in
+                try handle.write(contentsOf: Data((text[..<range.lowerBound] + "\"sources\":[").utf8))
+                let reader = try FileHandle(forReadingFrom: lines)
+                defer { try? reader.close() }
+                var empty = true
+                while let chunk = try reader.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    try handle.write(contentsOf: chunk)
+                    empty = false
+                }
+                try handle.write(contentsOf: Data(((empty ? "]" : "\n]") + text[range.upperBound...] + "\n").utf8))
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
@@ -110,6 +136,17 @@ final class SourceReportLog: @unchecked Sendable {
             try? FileManager.default.removeItem(at: temporary)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
+    }
+
+    /// Creates the file at `path` and lets `body` write it (the file stays when `body` throws:
+    /// the caller removes it).
+    private static func writeFile(at url: URL, _ body: (FileHandle) throws -> Void) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try body(handle)
     }
 
     private func forEachLine(failedOnly: Bool, _ body: (Data) throws -> Void) throws {

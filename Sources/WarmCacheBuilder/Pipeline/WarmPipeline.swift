@@ -164,21 +164,32 @@ public struct WarmPipeline: Sendable {
         if let processes {
             await BlockingWork.run { processes.shutdown() }
         }
-        // Confirmations kept in memory: a failure only loses when originals were last confirmed.
-        await BlockingWork.run { try? records.flush() }
+        // Confirmations kept in memory go to the records while the bundle is committed (another
+        // file); a failure only loses when originals were last confirmed.
+        let confirmations = Task { await BlockingWork.run { try? records.flush() } }
+        // So are the report's lines, sorted, into a file beside the report (the report file gets
+        // its head once the commit is done).
+        let reportURL = options.reportURL
+        let reportLines = reportURL.map { url in
+            Task { await BlockingWork.run { Result { try log.writeLines(beside: url) } } }
+        }
         await sweep.value
 
         func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {
+            await confirmations.value
+            let lines = await reportLines?.value
             report.status = status
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             report.warnings = manifestWarnings + report.warnings.sorted()
             do {
-                if let logFailure { throw logFailure }
+                if let logFailure {
+                    if case .success(let url) = lines { try? FileManager.default.removeItem(at: url) }
+                    throw logFailure
+                }
                 let head = report
-                let reportURL = options.reportURL
                 report.sources = try await BlockingWork.run {
-                    if let reportURL {
-                        try log.write(head, to: reportURL)
+                    if let reportURL, let lines {
+                        try log.write(head, to: reportURL, lines: try lines.get())
                     }
                     return try log.failures()
                 }
