@@ -60,13 +60,21 @@ package final class OutputLock {
                 + (holder.isEmpty ? "" : " (\(holder))") + "; wait for it to finish, or stop it. "
                 + "Its lock (\(url.path)) is released when that process exits.")
         }
-        let host = ProcessInfo.processInfo.hostName
+        let host = Self.hostName
         let started = ISO8601DateFormatter().string(from: Date())
         let text = "pid \(getpid()) on \(host), started \(started)\n\(bundleURL.path)\n"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         self.url = url
         self.descriptor = descriptor
+    }
+
+    /// This machine's name, from `gethostname(2)`: Foundation's `hostName` resolves it through
+    /// DNS, which took longer than the rest of starting a re-warm.
+    private static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "unknown host" }
+        return String(cString: buffer)
     }
 
     deinit {
