@@ -127,7 +127,7 @@ struct SourceRenderer: Sendable {
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),
                 byteCount: stored.byteCount, blobSHA256: stored.sha256, hasAlpha: encoded.hasAlpha,
-                presets: requests.presets[key] ?? []))
+                presets: requests.presets(for: key)))
             // The file now holds exactly these bytes (written, or found identical).
             stamps.append(writer.blobStamp(sha256: stored.sha256, format: encoded.spec.format))
         }
@@ -166,7 +166,7 @@ struct SourceRenderer: Sendable {
         }
         var variants = entry.variants
         for index in variants.indices {
-            variants[index].presets = requests.presets[variants[index].key] ?? []
+            variants[index].presets = requests.presets(for: variants[index].key)
         }
         let changed = restamped.blobStamps != entry.blobStamps
         return (Rendered(source: entry.source, variants: variants, action: .reused), changed ? restamped : nil)
@@ -179,20 +179,35 @@ struct SourceRenderer: Sendable {
 private struct ResolvedRequests {
     /// Sorted.
     var keys: [VariantKey] = []
+    /// In key order.
     var specs: [VariantSpec] = []
-    var presets: [VariantKey: [String]] = [:]
+    /// In key order: the presets that ask for each key.
+    private var presetLists: [[String]] = []
 
+    /// A source asks for a handful of variants: they are merged by looking through an array,
+    /// not by hashing keys (a re-warm resolves every source's requests, and hashing keys that
+    /// start with a URL cost more than the rest of it).
     init(_ planned: PlannedSource, sourceHasAlpha: Bool) {
-        var specsByKey: [VariantKey: VariantSpec] = [:]
+        var resolved: [(key: VariantKey, spec: VariantSpec, presets: [String])] = []
+        resolved.reserveCapacity(planned.variants.count)
         for variant in planned.variants {
             let spec = variant.request.resolve(sourceHasAlpha: sourceHasAlpha)
             let key = VariantKey(source: planned.identifier, spec: spec)
-            specsByKey[key] = spec
-            if !presets[key, default: []].contains(variant.preset) {
-                presets[key, default: []].append(variant.preset)
+            if let index = resolved.firstIndex(where: { $0.key == key }) {
+                resolved[index].spec = spec
+                if !resolved[index].presets.contains(variant.preset) { resolved[index].presets.append(variant.preset) }
+            } else {
+                resolved.append((key, spec, [variant.preset]))
             }
         }
-        keys = specsByKey.keys.sorted()
-        specs = keys.compactMap { specsByKey[$0] }
+        resolved.sort { $0.key < $1.key }
+        keys = resolved.map(\.key)
+        specs = resolved.map(\.spec)
+        presetLists = resolved.map(\.presets)
+    }
+
+    /// The presets that ask for `key`.
+    func presets(for key: VariantKey) -> [String] {
+        keys.firstIndex(of: key).map { presetLists[$0] } ?? []
     }
 }
