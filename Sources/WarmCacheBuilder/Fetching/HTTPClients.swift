@@ -53,7 +53,7 @@ struct HTTPClients: Sendable {
     /// work per response is small. A loop per core (AsyncHTTPClient's default group) gave a
     /// two-core machine four threads handing requests and responses to each other besides the
     /// imaging: a re-warm of 8,000 sources switched threads about 25,000 times; with one loop,
-    /// about 18,000, and it took 7 % less CPU.
+    /// about 18,000, and it took 4–7 % less CPU (interleaved runs).
     static let eventLoop: MultiThreadedEventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// The client for a request to `url`.

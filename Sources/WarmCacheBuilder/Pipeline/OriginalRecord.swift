@@ -87,21 +87,18 @@ struct OriginalRecord: Codable, Sendable, Equatable {
                 let name = UnsafeBufferPointer(rebasing: line[..<tab])
                 let value = UnsafeBufferPointer(rebasing: line[(tab + 1)...])
                 func text() -> String { String(decoding: value, as: UTF8.self) }
-                if name.elementsEqual("identifier".utf8) {
-                    identifier = text()
-                } else if name.elementsEqual("sha256".utf8) {
-                    sha256 = text()
-                } else if name.elementsEqual("bytes".utf8) {
-                    byteCount = Int(text())
-                } else if name.elementsEqual("etag".utf8) {
-                    etag = text()
-                } else if name.elementsEqual("last-modified".utf8) {
-                    lastModified = text()
-                } else if name.elementsEqual("checked-at".utf8) {
-                    checkedAt = TimeInterval(text())
-                } else if name.elementsEqual("stamp".utf8) {
+                // Field names are short enough to be stored inline: matching them allocates nothing.
+                switch String(decoding: name, as: UTF8.self) {
+                case "identifier": identifier = text()
+                case "sha256": sha256 = text()
+                case "bytes": byteCount = Int(text())
+                case "etag": etag = text()
+                case "last-modified": lastModified = text()
+                case "checked-at": checkedAt = TimeInterval(text())
+                case "stamp":
                     guard let read = FileStamp(bytes: value) else { return nil }
                     stamp = read
+                default: break  // a field of a later version
                 }
             }
             guard let identifier, let sha256, let byteCount, let checkedAt else { return nil }

@@ -57,17 +57,21 @@ struct SourceRenderer: Sendable {
             sha256 = ContentHash.sha256(bytes)
             known = bytes
         }
-        if let reused = reusable(planned, originalSHA256: sha256) {
+        let memoKey = memo.key(source: planned.identifier, originalSHA256: sha256, placeholders: planned.placeholders)
+        if let reused = reusable(planned, memoKey: memoKey) {
             return .reused(reused)
         }
-        let memoKey = memo.key(source: planned.identifier, originalSHA256: sha256, placeholders: planned.placeholders)
         return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known))
     }
 
     /// The look-up for an original whose SHA-256 is known: an earlier identical render whose
     /// blobs are all still stored intact, or `nil`.
     func reusable(_ planned: PlannedSource, originalSHA256 sha256: String) -> Rendered? {
-        let memoKey = memo.key(source: planned.identifier, originalSHA256: sha256, placeholders: planned.placeholders)
+        reusable(planned, memoKey: memo.key(source: planned.identifier, originalSHA256: sha256,
+                                             placeholders: planned.placeholders))
+    }
+
+    private func reusable(_ planned: PlannedSource, memoKey: String) -> Rendered? {
         var requested: ResolvedRequests?
         guard let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
                   let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)

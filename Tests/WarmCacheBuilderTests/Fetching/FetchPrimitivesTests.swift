@@ -8,8 +8,32 @@ struct FetchPrimitivesTests {
     actor Gauge {
         private(set) var current = 0
         private(set) var peak = 0
-        func enter() { current += 1; peak = max(peak, current) }
+        private(set) var entered = 0
+        func enter() { current += 1; entered += 1; peak = max(peak, current) }
         func leave() { current -= 1 }
+    }
+
+    /// An operation whose first run lasts until it is cancelled (30 s at most) and whose later
+    /// runs return 7 at once, so a test never depends on how fast a busy machine schedules it.
+    static func firstRunWaitsForCancellation(_ runs: Gauge) -> @Sendable () async throws -> Int {
+        {
+            await runs.enter()
+            if await runs.entered == 1 {
+                do {
+                    try await Task.sleep(nanoseconds: 30_000_000_000)
+                } catch {
+                    await runs.leave()
+                    throw error
+                }
+            }
+            await runs.leave()
+            return 7
+        }
+    }
+
+    /// Waits until `runs` has seen the operation start.
+    static func waitUntilStarted(_ runs: Gauge) async throws {
+        while await runs.entered == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
     }
 
     @Test("AsyncSemaphore never lets more than its limit in")
@@ -84,11 +108,10 @@ struct FetchPrimitivesTests {
     @Test("Cancelling one waiter does not disturb the others; cancelling the last cancels the operation")
     func coalescerCancellation() async throws {
         let coalescer = RequestCoalescer<String, Int>()
-        let operation: @Sendable () async throws -> Int = {
-            try await Task.sleep(nanoseconds: 300_000_000)
-            return 7
-        }
+        let runs = Gauge()
+        let operation = Self.firstRunWaitsForCancellation(runs)
         let first = Task { try await coalescer.value(for: "k", operation: operation) }
+        try await Self.waitUntilStarted(runs)
         let second = Task { try await coalescer.value(for: "k", operation: operation) }
         try await Task.sleep(nanoseconds: 50_000_000)
         first.cancel()
@@ -112,19 +135,9 @@ struct FetchPrimitivesTests {
     func coalescerLeaderCancelled() async throws {
         let coalescer = RequestCoalescer<String, Int>()
         let runs = Gauge()
-        let operation: @Sendable () async throws -> Int = {
-            await runs.enter()
-            do {
-                try await Task.sleep(nanoseconds: 300_000_000)
-            } catch {
-                await runs.leave()
-                throw error
-            }
-            await runs.leave()
-            return 7
-        }
+        let operation = Self.firstRunWaitsForCancellation(runs)
         let first = Task { try await coalescer.value(for: "k", operation: operation) }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        try await Self.waitUntilStarted(runs)
         let second = Task { try await coalescer.value(for: "k", operation: operation) }
         try await Task.sleep(nanoseconds: 50_000_000)
         first.cancel()
