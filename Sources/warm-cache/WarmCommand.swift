@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheBuilder
+import WarmCacheImaging
 
 /// `warm-cache warm manifest.yml`: the main job.
 struct WarmCommand: AsyncParsableCommand {
@@ -76,6 +77,7 @@ struct WarmCommand: AsyncParsableCommand {
 
     func run() async throws {
         let shard = try self.shard.resolve()
+        ImagingRuntime.startInBackground()  // while the manifest is read
         var plan = try manifest.load(command: "warm", quiet: logging.quiet)
         try checkReportWritable()
         if let shard {

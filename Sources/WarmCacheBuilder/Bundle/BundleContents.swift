@@ -85,4 +85,7 @@ public struct CommitSummary: Sendable, Hashable {
     public var blobBytes: Int
     /// Blobs of the previous bundle that nothing references any more, now deleted.
     public var blobsRemoved: Int
+    /// Identifiers of the previous bundle's sources that the new index does not hold, sorted
+    /// (none when there was no previous bundle, or it could not be read).
+    public var removedSources: [String] = []
 }

@@ -301,11 +301,6 @@ public final class BundleWriter: Sendable {
         }
     }
 
-    /// Whether a source with `identifier` is staged for the next commit. Thread-safe.
-    func isStaged(_ identifier: String) throws -> Bool {
-        try withStaging { try $0.contains(source: identifier) }
-    }
-
     /// Stages the index rows of another bundle (`warm-cache merge`) that are not staged yet, with
     /// the same staging database and publication as a warm's rows. A source or key staged before
     /// must have the same row (presets aside, which are united): otherwise nothing of `bundle` is
@@ -395,6 +390,9 @@ public final class BundleWriter: Sendable {
             return summary
         }
 
+        // (An unchanged index removes no source.)
+        let removedSources = FileManager.default.fileExists(atPath: indexURL.path)
+            ? builder.sourcesMissing(fromIndexAt: indexURL.path) : []
         var blobCount = 0
         var blobBytes = 0
         let objects = ObjectsFolder(bundlePath: bundlePath)
@@ -447,7 +445,8 @@ public final class BundleWriter: Sendable {
         fanouts.withLock { $0.removeAll() }
         let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
                                     variantCount: (try? builder.count("variants")) ?? 0,
-                                    blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: removed)
+                                    blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: removed,
+                                    removedSources: removedSources)
         builder.discard()
         try? FileManager.default.removeItem(at: stagingURL)
         return summary

@@ -296,13 +296,6 @@ final class IndexBuilder {
         return false
     }
 
-    /// Whether a source with `identifier` is staged.
-    func contains(source identifier: String) throws -> Bool {
-        let statement = try staging.statement("SELECT 1 FROM sources WHERE source = ?")
-        defer { try? statement.reset() }
-        return try statement.bind(.text(identifier)).step()
-    }
-
     func count(_ table: String) throws -> Int {
         let statement = try staging.statement("SELECT COUNT(*) FROM \(table)")
         defer { try? statement.reset() }
@@ -478,6 +471,29 @@ final class IndexBuilder {
             WHERE \(try same("placeholders", "x", "p", except: ["source_id"]))
             """)
         return matchedPlaceholders == (try count("placeholders"))
+    }
+
+    /// The identifiers of the sources in the index at `path` that are not staged, sorted (none
+    /// if that index cannot be read). One query inside SQLite: the staged sources' key finds each.
+    func sourcesMissing(fromIndexAt path: String) -> [String] {
+        do {
+            try staging.execute("ATTACH DATABASE \(Self.quoted(path)) AS published")
+            defer {
+                staging.finalizeStatements()
+                try? staging.execute("DETACH DATABASE published")
+            }
+            let statement = try staging.statement("""
+                SELECT source FROM published.sources
+                WHERE source NOT IN (SELECT source FROM main.sources) ORDER BY source
+                """)
+            var missing: [String] = []
+            while try statement.step() {
+                missing.append(statement.text(0))
+            }
+            return missing
+        } catch {
+            return []
+        }
     }
 
     /// The distinct blobs the staged variants reference, and their total bytes.

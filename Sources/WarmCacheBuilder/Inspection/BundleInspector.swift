@@ -108,17 +108,6 @@ public struct BundleListing: Sendable, Codable {
 }
 
 extension BundleInspector {
-    /// Calls `body` with each source identifier, in order, without loading them all.
-    public func forEachSourceIdentifier(_ body: (String) throws -> Void) throws {
-        let bundle = try CacheBundle(contentsOf: bundleURL)
-        try bundle.query { connection in
-            let statement = try connection.statement("SELECT source FROM sources ORDER BY source")
-            while try statement.step() {
-                try body(statement.text(0))
-            }
-        }
-    }
-
     /// Every source with its variants.
     public func listing() throws -> BundleListing {
         let bundle = try CacheBundle(contentsOf: bundleURL)

@@ -212,14 +212,13 @@ public struct WarmPipeline: Sendable {
             throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
                 + "\(plan.output.path) is unchanged", report: try await finished(.failed))
         }
-        let output = plan.output
-        report.removedSources = await BlockingWork.run { Self.removedSources(from: output, writer: writer) }
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
             let summary = try await BlockingWork.run {
                 try writer.commit(manifestFingerprint: fingerprint, shard: shard)
             }
             report.totals.blobsRemoved = summary.blobsRemoved
+            report.removedSources = summary.removedSources
         } catch {
             await BlockingWork.run { writer.abandon() }
             throw WarmError(.fileSystem, "\(error)", report: try await finished(.failed))
@@ -256,17 +255,6 @@ public struct WarmPipeline: Sendable {
             + available.map(\.rawValue).sorted().joined(separator: ", ")
             + ". Install libvips with those encoders (Debian: libvips-dev brings libheif and libjxl), "
             + "or remove the formats from the manifest.")
-    }
-
-    /// Sources of the bundle now at `output` that the new one will not hold, read before the
-    /// switch (an unreadable previous index lists none).
-    private static func removedSources(from output: URL, writer: BundleWriter) -> [String] {
-        guard writer.hasPublishedBundle else { return [] }
-        var removed: [String] = []
-        try? BundleInspector(bundleURL: output).forEachSourceIdentifier { identifier in
-            if (try? writer.isStaged(identifier)) != true { removed.append(identifier) }
-        }
-        return removed
     }
 
     /// What became of one source, and what it still owes: the record of its original and its

@@ -123,6 +123,14 @@ public enum ImagingRuntime {
         return state
     }
 
+    /// Starts the runtime with default settings on another thread and returns at once, so that
+    /// libvips' start (loading its modules: ~15 ms) overlaps what the caller does next, such as
+    /// reading a manifest. Whatever needs the runtime first waits for that start; a start that
+    /// fails is tried again, and reported, there. Only for a process that uses default settings.
+    package static func startInBackground() {
+        Thread.detachNewThread { _ = try? started() }
+    }
+
     /// What this libvips build can encode; each format probed on first use (starting the runtime if needed).
     static let capabilities = EncoderCapabilities()
 
