@@ -44,6 +44,8 @@ public final class BundleWriter: Sendable {
     /// before), so they can be flushed before publishing or taken back by ``abandon()``.
     /// Created on first use.
     private let staged = Locked<IndexBuilder?>(nil)
+    /// `objects/`, held open from ``prepare()`` on: a re-warm checks every blob it reuses.
+    private let objects = Locked<OpenFolder?>(nil)
     /// Fan-out directories (`objects/<aa>`) known to exist, so each is created once per run.
     private let fanouts = Locked<Set<String>>([])
     /// Whether ``prepare()`` found what an interrupted run leaves (its staging folder or a
@@ -90,6 +92,7 @@ public final class BundleWriter: Sendable {
         foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
+            objects.withLock { $0 = OpenFolder(objectsOf: bundlePath) }
             try? fileManager.removeItem(at: stagingURL)
             try fileManager.createDirectory(at: stagingURL, withIntermediateDirectories: true)
             for entry in halfBuiltIndexes {
@@ -190,8 +193,8 @@ public final class BundleWriter: Sendable {
         try fileSystem("creating the objects folder") {
             try FileManager.default.createDirectory(at: objectsURL, withIntermediateDirectories: true)
         }
-        guard let source = ObjectsFolder(bundlePath: sourceBundlePath),
-              let destination = ObjectsFolder(bundlePath: bundlePath) else {
+        guard let source = OpenFolder(objectsOf: sourceBundlePath),
+              let destination = OpenFolder(objectsOf: bundlePath) else {
             return try blobs.reduce(0) { added, blob in
                 try adoptBlob(atPath: sourceBundlePath + "/" + BundleFormat.objectPath(sha256: blob.sha256,
                                                                                        format: blob.format),
@@ -206,7 +209,7 @@ public final class BundleWriter: Sendable {
             var mine: [(Int, Outcome)] = []
             for index in stride(from: worker, to: blobs.count, by: workers) {
                 let blob = blobs[index]
-                let path = ObjectsFolder.relativePath(sha256: blob.sha256, format: blob.format)
+                let path = OpenFolder.blobPath(sha256: blob.sha256, format: blob.format)
                 guard source.fileSize(path) == blob.byteCount else {
                     mine.append((index, .missing))
                     continue
@@ -277,7 +280,10 @@ public final class BundleWriter: Sendable {
 
     /// The stamp of a stored blob's file, or `nil` if there is none.
     func blobStamp(sha256: String, format: ImageFormat) -> FileStamp? {
-        FileStamp(atPath: bundlePath + "/" + BundleFormat.objectPath(sha256: sha256, format: format))
+        if let objects = objects.withLock({ $0 }) {
+            return objects.stamp(OpenFolder.blobPath(sha256: sha256, format: format))
+        }
+        return FileStamp(atPath: bundlePath + "/" + BundleFormat.objectPath(sha256: sha256, format: format))
     }
 
     /// Whether a blob that a run means to reuse is intact, trusting a file that still has the
@@ -395,10 +401,10 @@ public final class BundleWriter: Sendable {
             ? builder.sourcesMissing(fromIndexAt: indexURL.path) : []
         var blobCount = 0
         var blobBytes = 0
-        let objects = ObjectsFolder(bundlePath: bundlePath)
+        let objects = OpenFolder(objectsOf: bundlePath)
         do {
             try builder.forEachBlob { sha256, format, byteCount in
-                let size = objects?.fileSize(ObjectsFolder.relativePath(sha256: sha256, format: format))
+                let size = objects?.fileSize(OpenFolder.blobPath(sha256: sha256, format: format))
                 guard size == byteCount else {
                     throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
                                             detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "

@@ -40,8 +40,16 @@ struct FileStamp: Codable, Sendable, Equatable {
 
     /// The stamp of the regular file at `path` (symbolic links are not followed), or `nil`.
     init?(atPath path: String) {
+        self.init(atPath: path, in: AT_FDCWD)
+    }
+
+    /// The stamp of the regular file at `path`, relative to the open folder `folder` (or the
+    /// working directory with `AT_FDCWD`); symbolic links are not followed.
+    init?(atPath path: String, in folder: Int32) {
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fstatat(folder, path, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return nil
+        }
         size = Int(status.st_size)
         inode = UInt64(status.st_ino)
         #if canImport(Darwin)

@@ -28,11 +28,14 @@ struct OriginalsCache: Sendable {
     let directory: URL
     private let directoryPath: String
     let records: CacheRecords
+    /// `originals/` held open when it exists at the start (a re-warm checks every original's stamp).
+    private let folder: OpenFolder?
 
     init(cacheDirectory: URL, records: CacheRecords) {
         directory = cacheDirectory.appendingPathComponent("originals", isDirectory: true)
         directoryPath = directory.path
         self.records = records
+        folder = OpenFolder(path: directoryPath)
     }
 
     /// Where one source's original is and the name of its record: computed once per source, as
@@ -45,14 +48,23 @@ struct OriginalsCache: Sendable {
         let folderPath: String
         /// The `.orig` file.
         let dataPath: String
+        /// The `.orig` file's path relative to `originals/`.
+        let relativePath: String
 
         var dataURL: URL { URL(fileURLWithPath: dataPath, isDirectory: false) }
     }
 
     func entry(for identifier: SourceIdentifier) -> Entry {
         let name = ContentHash.sha256(Data(identifier.rawValue.utf8))
-        let folder = directoryPath + "/" + name.prefix(2)
-        return Entry(identifier: identifier, name: name, folderPath: folder, dataPath: folder + "/" + name + ".orig")
+        let relativePath = name.prefix(2) + "/" + name + ".orig"
+        return Entry(identifier: identifier, name: name, folderPath: directoryPath + "/" + name.prefix(2),
+                     dataPath: directoryPath + "/" + relativePath, relativePath: relativePath)
+    }
+
+    /// The stamp of the entry's `.orig` file now, or `nil` if there is none.
+    private func currentStamp(_ entry: Entry) -> FileStamp? {
+        if let folder { return folder.stamp(entry.relativePath) }
+        return FileStamp(atPath: entry.dataPath)
     }
 
     /// The record of a cached original whose bytes are intact, or `nil` (and the broken record
@@ -68,7 +80,7 @@ struct OriginalsCache: Sendable {
         if let confirmedAt, confirmedAt > record.checkedAt {
             record.checkedAt = confirmedAt
         }
-        let found = FileStamp(atPath: entry.dataPath)
+        let found = currentStamp(entry)
         if let stamp = record.stamp, stamp.size == record.byteCount, found == stamp {
             return (record, true)
         }
@@ -78,7 +90,7 @@ struct OriginalsCache: Sendable {
             return nil
         }
         // The stamp the hashed bytes had, if the file did not change while they were read.
-        record.stamp = found.flatMap { FileStamp(atPath: entry.dataPath) == $0 ? $0 : nil }
+        record.stamp = found.flatMap { currentStamp(entry) == $0 ? $0 : nil }
         return (record, false)
     }
 
@@ -90,7 +102,7 @@ struct OriginalsCache: Sendable {
 
     /// The stamp of the original file now in place, for the record of a download just renamed there.
     func stamp(for entry: Entry) -> FileStamp? {
-        FileStamp(atPath: entry.dataPath)
+        currentStamp(entry)
     }
 
     /// Saves the record for an original already in place at the entry's `dataPath`.
