@@ -80,6 +80,10 @@ final class CacheRecords: @unchecked Sendable {
     private static func open(_ path: String) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, readOnly: false)
         try connection.execute("PRAGMA busy_timeout = 30000")
+        // Records are read in no useful order (keys are hashes): with SQLite's default 2 MB of
+        // cache a re-warm of 8,000 sources read 37,000 pages from the file, with 16 MB 12,500
+        // (each page about once). A bound, whatever the number of sources.
+        try connection.execute("PRAGMA cache_size = -16384")
         try connection.execute(setup)
         return connection
     }
