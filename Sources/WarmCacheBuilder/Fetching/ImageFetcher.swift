@@ -54,6 +54,12 @@ public final class ImageFetcher: Sendable {
                 onBytes: (@Sendable (Int) -> Void)? = nil) {
         let configuration = configuration.clamped
         self.configuration = configuration
+        // The fetcher and AsyncHTTPClient log only debug and trace messages. Above that level
+        // nothing is written, but AsyncHTTPClient still sets metadata on the logger twice per
+        // request, and a stream handler renders its metadata on every change (~1 % of a
+        // re-warm's CPU): a logger that discards everything costs nothing.
+        let logger = logger.logLevel <= .debug
+            ? logger : Logger(label: logger.label, factory: { _ in SwiftLogNoOpLogHandler() })
         self.logger = logger
         invalidHeaderName = configuration.firstInvalidHeaderName
         clients = HTTPClients(configuration: configuration, logger: logger)
