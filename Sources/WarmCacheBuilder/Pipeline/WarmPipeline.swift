@@ -110,32 +110,42 @@ public struct WarmPipeline: Sendable {
             var inFlight = 0
             var finished: [SourceOutcome] = []
             var lastStep = ProcessInfo.processInfo.systemUptime
-            // One hop to a Dispatch thread completes the sources that finished (writes the records
-            // they owe, stages their rows, logs their report lines) and reads the cache's records
-            // of those that enter next, with their earlier renders: a re-warm's source then needs
-            // no thread hop of its own (it finishes faster than threads wake up).
-            func step() async {
-                let done = finished
-                finished.removeAll(keepingCapacity: true)
-                let entering = plan.sources[next..<min(next + max(0, window - inFlight), plan.sources.endIndex)]
-                next = entering.endIndex
-                lastStep = ProcessInfo.processInfo.systemUptime
-                let stepped = await BlockingWork.run {
-                    let reports = Self.complete(done, acquirer: acquirer, writer: writer)
-                    var logError: Error?
-                    do { try log.append(contentsOf: reports) } catch { logError = error }
-                    let checked = entering.map { source in
-                        let cached = acquirer.check(source)
-                        return (cached, cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
-                    }
-                    return (reports, logError, checked)
-                }
-                let (reports, logError, checked) = stepped
+            // Each step hands the sources that finished to a Dispatch thread to be completed
+            // (the records they owe written, their rows staged, their report lines logged), and
+            // on another reads the cache's records of those that enter next, with their earlier
+            // renders: a re-warm's source then needs no thread hop of its own (it finishes faster
+            // than threads wake up). Completions run one after another, each beside the next
+            // step's reading; a step counts the sources the previous one completed.
+            var completing: Task<(reports: [SourceReport], logError: Error?), Never>?
+            func counted(_ completion: Task<(reports: [SourceReport], logError: Error?), Never>?) async {
+                guard let (reports, logError) = await completion?.value else { return }
                 if let logError { logFailure = logFailure ?? logError }
                 for source in reports {
                     tracker.finished(source)
                     report.totals.add(source)
                     report.warnings += source.warnings.map { "\(source.identifier): \($0)" }
+                }
+            }
+            func step() async {
+                await counted(completing)
+                let done = finished
+                finished.removeAll(keepingCapacity: true)
+                completing = done.isEmpty ? nil : Task {
+                    await BlockingWork.run {
+                        let reports = Self.complete(done, acquirer: acquirer, writer: writer)
+                        var logError: Error?
+                        do { try log.append(contentsOf: reports) } catch { logError = error }
+                        return (reports, logError)
+                    }
+                }
+                let entering = plan.sources[next..<min(next + max(0, window - inFlight), plan.sources.endIndex)]
+                next = entering.endIndex
+                lastStep = ProcessInfo.processInfo.systemUptime
+                let checked: [(OriginalAcquirer.Cached?, SourceRenderer.Rendered?)] = entering.isEmpty ? [] : await BlockingWork.run {
+                    entering.map { source in
+                        let cached = acquirer.check(source)
+                        return (cached, cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
+                    }
                 }
                 for (source, (cached, reusable)) in zip(entering, checked) {
                     inFlight += 1
@@ -157,6 +167,7 @@ public struct WarmPipeline: Sendable {
                 }
             }
             if !finished.isEmpty { await step() }
+            await counted(completing)
         }
         if let fetcher {
             try? await fetcher.shutdown()
