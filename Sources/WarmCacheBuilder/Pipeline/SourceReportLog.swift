@@ -20,6 +20,8 @@ import Darwin
 final class SourceReportLog: @unchecked Sendable {
     private let connection: SQLiteConnection
     private var pending = 0
+    /// Failed sources logged so far: with none, ``failures()`` reads nothing.
+    private var failedCount = 0
     private let keepsEveryLine: Bool
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -50,6 +52,7 @@ final class SourceReportLog: @unchecked Sendable {
             try connection.statement("INSERT INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
                 .bind(.text(report.identifier), .int(report.status == .failed ? 1 : 0), .blob(json)).run()
             pending += 1
+            if report.status == .failed { failedCount += 1 }
             if pending >= 512 {
                 pending = 0
                 try connection.execute("COMMIT; BEGIN")
@@ -59,6 +62,7 @@ final class SourceReportLog: @unchecked Sendable {
 
     /// The sources that failed, in identifier order.
     func failures() throws -> [SourceReport] {
+        guard failedCount > 0 else { return [] }
         var failures: [SourceReport] = []
         try forEachLine(failedOnly: true) { json in
             failures.append(try JSONDecoder().decode(SourceReport.self, from: json))
