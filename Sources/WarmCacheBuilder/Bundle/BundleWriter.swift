@@ -120,9 +120,7 @@ public final class BundleWriter: Sendable {
         try fileSystem("storing blob \(objectPath)") {
             let fanout = String(sha256.prefix(2))
             if fanouts.withLock({ !$0.contains(fanout) }) {
-                try FileManager.default.createDirectory(
-                    atPath: bundlePath + "/" + BundleFormat.objectsDirectoryName + "/" + fanout,
-                    withIntermediateDirectories: true)
+                try DurableFile.ensureFolder(atPath: bundlePath + "/" + BundleFormat.objectsDirectoryName + "/" + fanout)
                 fanouts.withLock { _ = $0.insert(fanout) }
             }
             let temporary = stagingDirectoryPath + "/" + sha256 + "." + UUID().uuidString

@@ -42,7 +42,7 @@ final class StagedDownload: Sendable {
     /// one, never a partial write.
     func install(at destination: URL) throws {
         let directory = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try DurableFile.ensureFolder(atPath: directory.path)
         let temporary = directory.appendingPathComponent(
             ".\(destination.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).part")
         do {

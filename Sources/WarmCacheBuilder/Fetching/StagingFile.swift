@@ -35,7 +35,7 @@ final class StagingFile {
 
     /// Creates `.<destination name>.<random>.part` in `directory` (created if missing).
     init(in directory: URL, for destinationName: String) throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try DurableFile.ensureFolder(atPath: directory.path)
         let name = ".\(destinationName).\(UInt64.random(in: 0...UInt64.max)).part"
         url = directory.appendingPathComponent(name)
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
