@@ -64,6 +64,28 @@ import WarmCacheTestSupport
         #expect(rendered == (try whole.render(specs, placeholder: .thumbHash)))
     }
 
+    /// A process is sent each spec set once and then only its number; past the number it
+    /// remembers, sets travel with their jobs. Either way every render is the in-process one.
+    @Test func specSetsSentOnceByNumberAndBeyondTheLimitInFull() throws {
+        let engine = try ImagingEngine()
+        let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration,
+                                      vectorPaths: .automatic)
+        defer { pool.shutdown() }
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        func specs(_ width: Int) -> [VariantSpec] {
+            [VariantSpec(width: width, height: nil, format: .jpeg), VariantSpec(width: width, height: width, format: .png)]
+        }
+        // Sets 1…limit+20, then early and late ones again; each compared with rendering here.
+        let limit = ImagingWire.rememberedSpecSets
+        let widths = Array(1...(limit + 20)) + [1, 2, limit, limit + 1, limit + 20, 3]
+        for width in widths {
+            let (info, rendered) = try pool.render(source.bytes, name: source.name, specs: specs(width),
+                                                   alphaSpecs: specs(width + 1), placeholder: [])
+            #expect(info == source.info)
+            #expect(rendered == (try source.render(specs(width), placeholder: [])), "width \(width)")
+        }
+    }
+
     @Test func aProcessThatDiesFailsItsSourceWithTheReason() throws {
         let engine = try ImagingEngine()
         // Reads the configuration, then dies the way a libvips crash would.

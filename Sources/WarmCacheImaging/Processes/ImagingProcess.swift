@@ -16,6 +16,8 @@ final class ImagingProcess: @unchecked Sendable {
     /// The process's standard input (jobs go there) and output (replies come from there).
     private let jobs: Int32
     private let replies: Int32
+    /// The spec sets sent to this process, by the number jobs name them with.
+    private var sentSpecSets: [ImagingWire.SpecSet: Int] = [:]
 
     /// Starts `command` (an executable and its arguments) and sends it `setup`.
     init(command: [String], setup: ImagingWire.Setup) throws {
@@ -64,8 +66,16 @@ final class ImagingProcess: @unchecked Sendable {
     /// Renders one source; throws ``ImagingWire/BrokenPipe`` when the process is gone.
     func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
                 placeholder: PlaceholderKinds) throws -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
-        let job = ImagingWire.Job(name: name, specs: specs, alphaSpecs: alphaSpecs == specs ? nil : alphaSpecs,
+        let set = ImagingWire.SpecSet(specs: specs, alphaSpecs: alphaSpecs)
+        var job = ImagingWire.Job(name: name, specSet: sentSpecSets[set], newSpecSet: nil,
                                   placeholder: placeholder.rawValue)
+        if job.specSet == nil {
+            job.newSpecSet = set
+            if sentSpecSets.count < ImagingWire.rememberedSpecSets {
+                job.specSet = sentSpecSets.count
+                sentSpecSets[set] = sentSpecSets.count
+            }
+        }
         try ImagingWire.write(job, payloads: [bytes], to: jobs)
         guard let (reply, images) = try ImagingWire.read(ImagingWire.Reply.self, from: replies) else {
             throw ImagingWire.BrokenPipe(description: "the imaging process closed its output")
@@ -78,7 +88,7 @@ final class ImagingProcess: @unchecked Sendable {
         guard let info = reply.info else {
             throw ImagingWire.BrokenPipe(description: "a reply without the source's header")
         }
-        let rendered = job.specs(hasAlpha: info.hasAlpha)
+        let rendered = set.specs(hasAlpha: info.hasAlpha)
         guard images.count == reply.variants.count, reply.variants.count == rendered.count else {
             throw ImagingWire.BrokenPipe(description: "a reply with \(images.count) images and "
                 + "\(reply.variants.count) variants for \(rendered.count) specs")

@@ -21,18 +21,36 @@ enum ImagingWire {
         var vectorPaths: ImagingRuntime.VectorPaths
     }
 
-    /// One source to render: `specs` for an opaque source, `alphaSpecs` for one with alpha (the
-    /// process reads the header, so the warm does not have to); `nil` when they are the same.
-    struct Job: Codable {
-        var name: String
+    /// The variants a source asks for: `specs` for an opaque source, `alphaSpecs` for one with
+    /// alpha (the process reads the header, so the warm does not have to); `nil` when they are
+    /// the same. Every source with the same presets has the same set.
+    struct SpecSet: Codable, Hashable {
         var specs: [VariantSpec]
         var alphaSpecs: [VariantSpec]?
-        var placeholder: Int
+
+        init(specs: [VariantSpec], alphaSpecs: [VariantSpec]) {
+            self.specs = specs
+            self.alphaSpecs = alphaSpecs == specs ? nil : alphaSpecs
+        }
 
         func specs(hasAlpha: Bool) -> [VariantSpec] {
             hasAlpha ? alphaSpecs ?? specs : specs
         }
     }
+
+    /// One source to render. Its spec set goes over the pipe once per process: the first job that
+    /// uses it carries it with a number (`newSpecSet`), later ones only the number (decoding the
+    /// specs as JSON for every small source cost more than its header read). A job numbered `nil`
+    /// carries its set without one (the process remembers a bounded number of sets).
+    struct Job: Codable {
+        var name: String
+        var specSet: Int?
+        var newSpecSet: SpecSet?
+        var placeholder: Int
+    }
+
+    /// How many spec sets a process remembers; later sets travel with every job that uses them.
+    static let rememberedSpecSets = 256
 
     /// What became of a job.
     struct Reply: Codable {

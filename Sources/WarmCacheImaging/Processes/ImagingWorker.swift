@@ -13,8 +13,15 @@ package enum ImagingWorker {
             guard let (setup, _) = try ImagingWire.read(ImagingWire.Setup.self, from: input) else { return 0 }
             _ = try ImagingRuntime.start(ImagingRuntime.Settings(vectorPaths: setup.vectorPaths))
             let engine = try ImagingEngine(configuration: setup.configuration)
+            var specSets: [Int: ImagingWire.SpecSet] = [:]
             while let (job, payloads) = try ImagingWire.read(ImagingWire.Job.self, from: input) {
-                let (reply, images) = render(job, bytes: payloads.first ?? Data(), engine: engine)
+                if let number = job.specSet, let set = job.newSpecSet {
+                    specSets[number] = set
+                }
+                guard let set = job.newSpecSet ?? job.specSet.flatMap({ specSets[$0] }) else {
+                    throw ImagingWire.BrokenPipe(description: "a job with spec set \(job.specSet ?? -1), never sent")
+                }
+                let (reply, images) = render(job, specSet: set, bytes: payloads.first ?? Data(), engine: engine)
                 try ImagingWire.write(reply, payloads: images, to: output)
             }
             return 0
@@ -26,13 +33,13 @@ package enum ImagingWorker {
         }
     }
 
-    private static func render(_ job: ImagingWire.Job, bytes: Data, engine: ImagingEngine)
-        -> (ImagingWire.Reply, [Data]) {
+    private static func render(_ job: ImagingWire.Job, specSet: ImagingWire.SpecSet, bytes: Data,
+                               engine: ImagingEngine) -> (ImagingWire.Reply, [Data]) {
         var reply = ImagingWire.Reply()
         do {
             let opened = try engine.open(bytes, name: job.name)
             reply.info = opened.info
-            let rendered = try opened.render(job.specs(hasAlpha: opened.info.hasAlpha),
+            let rendered = try opened.render(specSet.specs(hasAlpha: opened.info.hasAlpha),
                                              placeholder: PlaceholderKinds(rawValue: job.placeholder))
             reply.variants = rendered.variants.map {
                 ImagingWire.Reply.Variant(pixelWidth: $0.pixelWidth, pixelHeight: $0.pixelHeight,
