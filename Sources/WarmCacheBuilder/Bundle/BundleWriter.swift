@@ -378,14 +378,28 @@ public final class BundleWriter: Sendable {
         // added, and no interrupted run left garbage. Publishing would only write, flush and rename
         // an index with the same contents, and list every blob for garbage the last commit removed.
         // (Every blob the rows name was checked when its source was looked up or stored.)
-        let unchanged = try fileSystem("comparing the staged rows with the published index") {
+        // The summary's blob totals are read beside the comparison (on another thread, another
+        // connection): a changed index counts its blobs again while checking them.
+        let mayBeUnchanged = try fileSystem("reading staged rows") {
             try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
                 && FileManager.default.fileExists(atPath: indexURL.path)
-                && builder.matches(indexAt: indexURL.path, createdAt: createdAt,
-                                   manifestFingerprint: manifestFingerprint, shard: shard)
         }
-        if unchanged {
-            let blobs = try fileSystem("reading staged rows") { try builder.blobTotals() }
+        let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
+        let counting = DispatchGroup()
+        if mayBeUnchanged {
+            try fileSystem("reading staged rows") { try builder.endStaging() }
+            let stagingPath = builder.stagingPath
+            DispatchQueue.global().async(group: counting) {
+                let totals = Result { try IndexBuilder.blobTotals(ofStagingAt: stagingPath) }
+                blobTotals.withLock { $0 = totals }
+            }
+        }
+        let unchanged = mayBeUnchanged
+            && builder.matches(indexAt: indexURL.path, createdAt: createdAt,
+                               manifestFingerprint: manifestFingerprint, shard: shard)
+        counting.wait()  // before the staging file is written again (its blob index)
+        if unchanged, let totals = blobTotals.withLock({ $0 }) {
+            let blobs = try fileSystem("reading staged rows") { try totals.get() }
             let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
                                         variantCount: (try? builder.count("variants")) ?? 0,
                                         blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0)

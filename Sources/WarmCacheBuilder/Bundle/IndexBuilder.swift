@@ -359,8 +359,9 @@ final class IndexBuilder {
         try staging.execute("BEGIN")
     }
 
-    /// Ends staging (commits the staged rows): rows added afterwards are not published.
-    private func endStaging() throws {
+    /// Ends staging (commits the staged rows): rows added afterwards are not published, and other
+    /// connections may read the staging file (``blobTotals(ofStagingAt:)``) until it is next written.
+    func endStaging() throws {
         guard !published else { return }
         published = true
         try staging.execute("COMMIT")
@@ -496,9 +497,13 @@ final class IndexBuilder {
         }
     }
 
-    /// The distinct blobs the staged variants reference, and their total bytes.
-    func blobTotals() throws -> (count: Int, bytes: Int) {
-        let statement = try staging.statement("""
+    /// The distinct blobs the variants staged at `path` reference, and their total bytes, read
+    /// through a connection of its own, so that it can run beside this builder's reading once
+    /// ``endStaging()`` ran (and before anything writes the file again).
+    static func blobTotals(ofStagingAt path: String) throws -> (count: Int, bytes: Int) {
+        let connection = try SQLiteConnection(path: path, readOnly: true)
+        try connection.execute("PRAGMA mmap_size = 0")  // read through the page cache: no resident map of a large file
+        let statement = try connection.statement("""
             SELECT count(*), coalesce(sum(byte_count), 0)
             FROM (SELECT DISTINCT blob_sha256, format, byte_count FROM variants)
             """)

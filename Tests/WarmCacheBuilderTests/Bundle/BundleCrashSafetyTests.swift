@@ -56,6 +56,15 @@ struct BundleCrashSafetyTests {
         _ = try BundleFixtures.write(to: url, sources: sources)
         #expect(FileStamp(atPath: indexPath) == published, "the same index was written again")
         try expectIntact(url, written, before)
+        // Its summary still counts what the index references.
+        let rewriter = BundleWriter(bundleURL: url, generator: "warm-cache tests")
+        try rewriter.prepare()
+        let again = try rewriter.commit(written.contents)
+        #expect(FileStamp(atPath: indexPath) == published)
+        let blobs = Set(written.contents.variants.map(\.blobSHA256))
+        #expect(again.blobCount == blobs.count && again.blobsRemoved == 0)
+        #expect(again.blobBytes == written.contents.variants.reduce(0) { $0 + $1.byteCount })
+        #expect(again.sourceCount == sources.count && again.variantCount == written.contents.variants.count)
 
         // A run that stored a blob and died: the next commit, though it changes nothing, removes it.
         let writer = BundleWriter(bundleURL: url)
