@@ -145,10 +145,13 @@ final class SourceReportLog: @unchecked Sendable {
     /// Creates the file at `path` and lets `body` write it (the file stays when `body` throws:
     /// the caller removes it).
     private static func writeFile(at url: URL, _ body: (FileHandle) throws -> Void) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        // A plain `open`: FileManager's createFile writes an empty file atomically (a temporary
+        // file, a flush and a rename) before anything is written to it.
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        let handle = try FileHandle(forWritingTo: url)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
         try body(handle)
     }
