@@ -10,10 +10,11 @@ import Darwin
 
 /// The frames a warm and its imaging processes exchange over a pair of pipes.
 ///
-/// A frame is a JSON header followed by raw payloads (encoded images), each length-prefixed:
+/// A frame is a header followed by raw payloads (encoded images), each length-prefixed:
 /// `u32 header length, header, u32 payload count, (u32 length, bytes)…`, little-endian. The
-/// first frame to a process is its ``Setup``; then each job (a source's bytes as the payload) is
-/// answered by one reply (the variants' bytes as payloads, in spec order).
+/// first frame to a process is its ``Setup`` (a JSON header); then each job (a source's bytes as
+/// the payload) is answered by one reply (the variants' bytes as payloads, in spec order), their
+/// headers in the compact form of ``WireHeader``.
 enum ImagingWire {
     /// How a process starts libvips and its engine.
     struct Setup: Codable {
@@ -42,7 +43,7 @@ enum ImagingWire {
     /// uses it carries it with a number (`newSpecSet`), later ones only the number (decoding the
     /// specs as JSON for every small source cost more than its header read). A job numbered `nil`
     /// carries its set without one (the process remembers a bounded number of sets).
-    struct Job: Codable {
+    struct Job {
         var name: String
         var specSet: Int?
         var newSpecSet: SpecSet?
@@ -53,15 +54,15 @@ enum ImagingWire {
     static let rememberedSpecSets = 256
 
     /// What became of a job.
-    struct Reply: Codable {
+    struct Reply {
         /// One per spec of the job (those for the source's alpha), in order.
-        struct Variant: Codable {
+        struct Variant {
             var pixelWidth: Int
             var pixelHeight: Int
             var hasAlpha: Bool
         }
 
-        struct Failure: Codable {
+        struct Failure {
             var kind: String
             var message: String
             var libvipsMessage: String?
@@ -81,14 +82,24 @@ enum ImagingWire {
     /// Frames larger than this are refused (a source is at most `maxInputBytes`).
     static let maxLength = 1 << 31
 
-    static func write(_ header: some Encodable, payloads: [Data] = [], to descriptor: Int32) throws {
-        let json = try JSONEncoder().encode(header)
-        var frame = Data(capacity: 8 + json.count + payloads.reduce(0) { $0 + 4 + $1.count })
+    /// Writes the process's setup (JSON: once per process).
+    static func write(_ setup: Setup, to descriptor: Int32) throws {
+        try write(header: [UInt8](try JSONEncoder().encode(setup)), payloads: [], to: descriptor)
+    }
+
+    static func write(_ header: some WireHeader, payloads: [Data], to descriptor: Int32) throws {
+        var writer = WireWriter()
+        header.write(to: &writer)
+        try write(header: writer.bytes, payloads: payloads, to: descriptor)
+    }
+
+    private static func write(header: [UInt8], payloads: [Data], to descriptor: Int32) throws {
+        var frame = Data(capacity: 8 + header.count + payloads.reduce(0) { $0 + 4 + $1.count })
         func append(_ value: Int) {
             withUnsafeBytes(of: UInt32(value).littleEndian) { frame.append(contentsOf: $0) }
         }
-        append(json.count)
-        frame.append(json)
+        append(header.count)
+        frame.append(contentsOf: header)
         append(payloads.count)
         for payload in payloads {
             append(payload.count)
@@ -107,10 +118,22 @@ enum ImagingWire {
         }
     }
 
+    /// The process's setup, or `nil` when the other side closed the pipe first.
+    static func readSetup(from descriptor: Int32) throws -> Setup? {
+        guard let (header, _) = try readFrame(from: descriptor) else { return nil }
+        return try JSONDecoder().decode(Setup.self, from: Data(header))
+    }
+
     /// The next frame, or `nil` when the other side closed the pipe between frames.
-    static func read<Header: Decodable>(_ type: Header.Type, from descriptor: Int32) throws -> (Header, [Data])? {
+    static func read<Header: WireHeader>(_ type: Header.Type, from descriptor: Int32) throws -> (Header, [Data])? {
+        guard let (bytes, payloads) = try readFrame(from: descriptor) else { return nil }
+        var reader = WireReader(bytes)
+        return (try Header(from: &reader), payloads)
+    }
+
+    private static func readFrame(from descriptor: Int32) throws -> ([UInt8], [Data])? {
         guard let headerLength = try readLength(descriptor) else { return nil }
-        let header = try JSONDecoder().decode(Header.self, from: try readExactly(headerLength, descriptor))
+        let header = try readBytes(headerLength, descriptor)
         let count = try lengthInFrame(descriptor)
         var payloads: [Data] = []
         for _ in 0..<count {
@@ -139,11 +162,15 @@ enum ImagingWire {
     }
 
     private static func readExactly(_ count: Int, _ descriptor: Int32) throws -> Data {
+        Data(try readBytes(count, descriptor))
+    }
+
+    private static func readBytes(_ count: Int, _ descriptor: Int32) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         guard try fill(&bytes, descriptor) == count else {
             throw BrokenPipe(description: "the pipe closed mid-frame")
         }
-        return Data(bytes)
+        return bytes
     }
 
     /// Reads until `bytes` is full or the pipe ends; returns how many bytes were read.

@@ -10,7 +10,7 @@ package enum ImagingWorker {
     /// Serves until standard input closes (the warm finished, or died). Returns the exit status.
     package static func serve(input: Int32 = 0, output: Int32 = 1) -> Int32 {
         do {
-            guard let (setup, _) = try ImagingWire.read(ImagingWire.Setup.self, from: input) else { return 0 }
+            guard let setup = try ImagingWire.readSetup(from: input) else { return 0 }
             _ = try ImagingRuntime.start(ImagingRuntime.Settings(vectorPaths: setup.vectorPaths))
             let engine = try ImagingEngine(configuration: setup.configuration)
             var specSets: [Int: ImagingWire.SpecSet] = [:]
