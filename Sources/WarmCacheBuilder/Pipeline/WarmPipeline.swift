@@ -141,10 +141,13 @@ public struct WarmPipeline: Sendable {
                 let entering = plan.sources[next..<min(next + max(0, window - inFlight), plan.sources.endIndex)]
                 next = entering.endIndex
                 lastStep = ProcessInfo.processInfo.systemUptime
-                let checked: [(OriginalAcquirer.Cached?, SourceRenderer.Rendered?)] = entering.isEmpty ? [] : await BlockingWork.run {
-                    entering.map { source in
-                        let cached = acquirer.check(source)
-                        return (cached, cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
+                var checked: [(OriginalAcquirer.Cached?, SourceRenderer.Rendered?)] = []
+                if !entering.isEmpty {
+                    checked = await BlockingWork.run {
+                        entering.map { source in
+                            let cached = acquirer.check(source)
+                            return (cached, cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
+                        }
                     }
                 }
                 for (source, (cached, reusable)) in zip(entering, checked) {
