@@ -75,19 +75,33 @@ public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     // MARK: Rendering
 
+    /// `source|WxH|@Sx|fit[+up]|format[-qN][-option…]|processors`, appended to one string (a
+    /// re-warm renders the keys of every source it reuses).
     static func render(source: SourceIdentifier, spec: VariantSpec) -> String {
-        var encoding = spec.format.rawValue
-        if let quality = spec.quality { encoding += "-q\(quality)" }
-        for option in spec.options.tokens { encoding += "-" + option }
-        let fields = [
-            escape(source.rawValue),
-            "\(spec.width.map(String.init) ?? "_")x\(spec.height.map(String.init) ?? "_")",
-            "@\(spec.scale)x",
-            spec.fit.token + (spec.allowUpscale ? "+up" : ""),
-            encoding,
-            Processor.token(for: spec.processors),
-        ]
-        return fields.joined(separator: "|")
+        var key = escape(source.rawValue)
+        key.reserveCapacity(key.utf8.count + 64)
+        key += "|"
+        key += spec.width.map(String.init) ?? "_"
+        key += "x"
+        key += spec.height.map(String.init) ?? "_"
+        key += "|@"
+        key += String(spec.scale)
+        key += "x|"
+        key += spec.fit.token
+        if spec.allowUpscale { key += "+up" }
+        key += "|"
+        key += spec.format.rawValue
+        if let quality = spec.quality {
+            key += "-q"
+            key += String(quality)
+        }
+        for option in spec.options.tokens {
+            key += "-"
+            key += option
+        }
+        key += "|"
+        key += Processor.token(for: spec.processors)
+        return key
     }
 
     private static func parseDimension(_ text: String) -> Int?? {
