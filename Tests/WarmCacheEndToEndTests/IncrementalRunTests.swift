@@ -133,6 +133,13 @@ import WarmCacheTestSupport
             let second = try await Warm.run(fewer, options: options).published()
             #expect(second.totals.revalidated == 2)
             #expect(second.removedSources.sorted() == [urls[1], urls[3]].map { SourceIdentifier($0.absoluteString).rawValue }.sorted())
+
+            // One leaves while another comes back (its blobs went with it, so new ones are stored):
+            // the commit that publishes new blobs reports the removed source too.
+            let swapped = try scratch.write(Manifests.yaml(urls: [urls[0], urls[1]]), to: "swapped.yml")
+            let third = try await Warm.run(swapped, options: options).published()
+            #expect(third.totals.variantsEncoded > 0)
+            #expect(third.removedSources == [SourceIdentifier(urls[2].absoluteString).rawValue])
         }
     }
 

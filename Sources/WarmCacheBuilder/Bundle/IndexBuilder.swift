@@ -476,8 +476,10 @@ final class IndexBuilder {
 
     /// The identifiers of the sources in the index at `path` that are not staged, sorted (none
     /// if that index cannot be read). One query inside SQLite: the staged sources' key finds each.
+    /// Staging ends here, as with publishing (a database is attached outside a transaction).
     func sourcesMissing(fromIndexAt path: String) -> [String] {
         do {
+            try endStaging()
             try staging.execute("ATTACH DATABASE \(Self.quoted(path)) AS published")
             defer {
                 staging.finalizeStatements()
