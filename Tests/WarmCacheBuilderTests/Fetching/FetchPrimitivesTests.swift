@@ -109,14 +109,22 @@ struct FetchPrimitivesTests {
     func coalescerCancellation() async throws {
         let coalescer = RequestCoalescer<String, Int>()
         let runs = Gauge()
-        let operation = Self.firstRunWaitsForCancellation(runs)
-        let first = Task { try await coalescer.value(for: "k", operation: operation) }
+        // The operation runs until the test releases it, so the waiter is cancelled while it runs.
+        let (release, releasing) = AsyncStream<Void>.makeStream()
+        let first = Task { try await coalescer.value(for: "k") { () async throws -> Int in
+            await runs.enter()
+            for await _ in release { break }
+            await runs.leave()
+            return 9
+        } }
         try await Self.waitUntilStarted(runs)
-        let second = Task { try await coalescer.value(for: "k", operation: operation) }
+        let second = Task { try await coalescer.value(for: "k") { () async throws -> Int in 0 } }
         try await Task.sleep(nanoseconds: 50_000_000)
-        first.cancel()
-        await #expect(throws: CancellationError.self) { try await first.value }
-        #expect(try await second.value == 7)
+        second.cancel()
+        await #expect(throws: CancellationError.self) { try await second.value }
+        releasing.yield()
+        #expect(try await first.value == 9)
+        #expect(await runs.entered == 1)
 
         let lone = Task { try await coalescer.value(for: "k") { () async throws -> Int in
             try await Task.sleep(nanoseconds: 30_000_000_000)
