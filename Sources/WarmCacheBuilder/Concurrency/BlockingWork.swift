@@ -8,19 +8,21 @@ import Dispatch
 /// its timers, so a busy disk turns into request timeouts and retries. Async code calls this for
 /// every such step.
 ///
-/// The work goes to a private concurrent queue, which Dispatch serves from its overcommitting
-/// pool: a short file operation gets a thread at once instead of waiting in line behind encodes.
-/// Callers bound their own concurrency (encodes by the pipeline's imaging slots).
+/// Each piece of work gets a serial queue of its own. Dispatch serves serial queues from its
+/// overcommitting pool, which starts a thread at once when none is free; a concurrent queue is
+/// served by a pool of one thread per core that grows only when a monitor notices blocked
+/// threads, once a second on Linux. Blocking work there ran two at a time for the first seconds
+/// of every run: a re-warm never left them, and a cold warm's imaging processes waited for
+/// sources meanwhile. Callers bound their own concurrency (encodes by the pipeline's imaging
+/// slots, everything else by the sources in flight), and idle threads are reused.
 package enum BlockingWork {
-    private static let queue = DispatchQueue(label: "warm-cache.blocking-work", qos: .userInitiated,
-                                             attributes: .concurrent)
 
     package static func run<T: Sendable, Failure: Error>(
         _ work: @escaping @Sendable () throws(Failure) -> T
     ) async throws(Failure) -> T {
         let job = Job(work)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, Failure>, Never>) in
-            queue.async {
+            DispatchQueue(label: "warm-cache.blocking-work", qos: .userInitiated).async {
                 let result = job.run()
                 continuation.resume(returning: result)
             }
