@@ -86,6 +86,47 @@ import WarmCacheTestSupport
         }
     }
 
+    /// Many callers at once share a few processes through the pool's queue; each gets its own
+    /// source's render, the one this process makes.
+    @Test func callersBeyondTheProcessesQueueAndEachGetsItsOwnRender() throws {
+        let engine = try ImagingEngine()
+        let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration,
+                                      vectorPaths: .automatic, processes: 2)
+        defer { pool.shutdown() }
+        let sources = try ["coffee.jpg", "chelsea.jpg"].map { name in
+            try engine.open(Data(try SourceImages.fixture(name).bytes), name: name)
+        }
+        let widths = Array(16..<56)
+        let answers = Locked<[Int: Bool]>([:])
+        DispatchQueue.concurrentPerform(iterations: widths.count) { index in
+            let source = sources[index % sources.count]
+            let specs = [VariantSpec(width: widths[index], height: nil, format: .jpeg)]
+            let same = (try? pool.render(source.bytes, name: source.name, specs: specs, alphaSpecs: specs,
+                                         placeholder: .thumbHash))
+                .map { info, rendered in
+                    info == source.info && rendered == (try? source.render(specs, placeholder: .thumbHash))
+                } ?? false
+            answers.withLock { $0[widths[index]] = same }
+        }
+        let answered = answers.withLock { $0 }
+        #expect(answered.count == widths.count)
+        #expect(answered.values.allSatisfy { $0 }, "renders that differ: \(answered.filter { !$0.value }.keys.sorted())")
+    }
+
+    @Test func aPoolThatWasShutDownRefusesNewSources() throws {
+        let engine = try ImagingEngine()
+        let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration,
+                                      vectorPaths: .automatic, processes: 1)
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let specs = [VariantSpec(width: 32, height: nil, format: .jpeg)]
+        _ = try pool.render(source.bytes, name: source.name, specs: specs, alphaSpecs: specs, placeholder: [])
+        pool.shutdown()
+        let error = #expect(throws: ImagingError.self) {
+            try pool.render(source.bytes, name: source.name, specs: specs, alphaSpecs: specs, placeholder: [])
+        }
+        #expect(error?.kind == .engineUnavailable && error?.message.contains("shut down") == true)
+    }
+
     @Test func aProcessThatDiesFailsItsSourceWithTheReason() throws {
         let engine = try ImagingEngine()
         // Reads the configuration, then dies the way a libvips crash would.

@@ -3,7 +3,7 @@ import WarmCache
 import WarmCacheImaging
 
 /// Turns one source's original into stored blobs and index rows, in three steps: look up an
-/// earlier identical render (``RenderMemo``) whose blobs are all still stored; otherwise render
+/// earlier identical render (``RenderMemo``) whose blobs are all still stored; otherwise image it
 /// (open the original, resolve its variant requests against it — format `auto` needs to know
 /// about alpha —, decode once and encode every variant); store the blobs and remember the rows.
 ///
@@ -44,7 +44,7 @@ struct SourceRenderer: Sendable {
     }
 
     /// Step 1, cheap (no decoding): an earlier identical render whose blobs are all still stored
-    /// intact, or what ``render(_:pending:)`` needs. The pipeline runs it outside the imaging
+    /// intact, or what ``image(_:pending:)`` needs. The pipeline runs it outside the imaging
     /// slots, so a re-warm's look-ups never wait behind encodes.
     func lookUp(_ planned: PlannedSource, original: URL, knownSHA256: String?) throws(Failure) -> LookUp {
         // An original from the originals cache comes with its hash: a reused render never reads it.
@@ -84,43 +84,49 @@ struct SourceRenderer: Sendable {
         return reused.rendered
     }
 
-    /// Steps 2 and 3, CPU-bound: decodes the original once, encodes every variant, stores the
-    /// blobs and remembers the rows for the next run.
-    func render(_ planned: PlannedSource, pending: Pending) throws(Failure) -> Rendered {
-        let sha256 = pending.sha256
-        // Render.
+    /// A source decoded and encoded, not stored yet: what step 2 hands to step 3.
+    struct Imaged: Sendable {
+        fileprivate var info: SourceImageInfo
+        fileprivate var requests: ResolvedRequests
+        fileprivate var rendered: RenderedSource
+        fileprivate var originalByteCount: Int
+    }
+
+    /// Step 2, CPU-bound: decodes the original once and encodes every variant (in an imaging
+    /// process when there are some). The pipeline runs it in an imaging slot.
+    func image(_ planned: PlannedSource, pending: Pending) throws(Failure) -> Imaged {
         let bytes: Data
         if let read = pending.bytes {
             bytes = read
         } else {
             bytes = try Self.read(pending.original)
         }
-        let info: SourceImageInfo
-        let requests: ResolvedRequests
-        let rendered: RenderedSource
         do {
             if let processes {
                 // The imaging process reads the header itself and picks the specs for the alpha it finds.
                 let opaque = ResolvedRequests(planned, sourceHasAlpha: false)
                 let alpha = ResolvedRequests(planned, sourceHasAlpha: true)
-                (info, rendered) = try processes.render(bytes, name: planned.identifier.rawValue,
-                                                        specs: opaque.specs, alphaSpecs: alpha.specs,
-                                                        placeholder: planned.placeholders)
-                requests = info.hasAlpha ? alpha : opaque
-            } else {
-                let opened = try engine.open(bytes, name: planned.identifier.rawValue)
-                info = opened.info
-                requests = ResolvedRequests(planned, sourceHasAlpha: info.hasAlpha)
-                rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
+                let (info, rendered) = try processes.render(bytes, name: planned.identifier.rawValue,
+                                                            specs: opaque.specs, alphaSpecs: alpha.specs,
+                                                            placeholder: planned.placeholders)
+                return Imaged(info: info, requests: info.hasAlpha ? alpha : opaque, rendered: rendered,
+                              originalByteCount: bytes.count)
             }
+            let opened = try engine.open(bytes, name: planned.identifier.rawValue)
+            let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
+            let rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
+            return Imaged(info: opened.info, requests: requests, rendered: rendered, originalByteCount: bytes.count)
         } catch {
             throw Failure(failure: SourceFailure(error))
         }
+    }
 
-        // Store.
+    /// Step 3: stores the blobs and remembers the rows for the next run. Outside the imaging
+    /// slot, so the slot's process starts its next source meanwhile.
+    func store(_ planned: PlannedSource, imaged: Imaged, pending: Pending) throws(Failure) -> Rendered {
         var variants: [BundleContents.Variant] = []
         var stamps: [FileStamp?] = []
-        for encoded in rendered.variants {
+        for encoded in imaged.rendered.variants {
             let key = VariantKey(source: planned.identifier, spec: encoded.spec)
             let stored: StoredBlob
             do {
@@ -131,14 +137,16 @@ struct SourceRenderer: Sendable {
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),
                 byteCount: stored.byteCount, blobSHA256: stored.sha256, hasAlpha: encoded.hasAlpha,
-                presets: requests.presets(for: key)))
+                presets: imaged.requests.presets(for: key)))
             // The file now holds exactly these bytes (written, or found identical).
             stamps.append(writer.blobStamp(sha256: stored.sha256, format: encoded.spec.format))
         }
+        let info = imaged.info
         let source = BundleContents.Source(
-            identifier: planned.identifier, contentSHA256: sha256,
+            identifier: planned.identifier, contentSHA256: pending.sha256,
             format: info.format?.rawValue ?? info.loader, pixelSize: info.pixelSize,
-            byteCount: bytes.count, placeholder: rendered.placeholder.isEmpty ? nil : rendered.placeholder)
+            byteCount: imaged.originalByteCount,
+            placeholder: imaged.rendered.placeholder.isEmpty ? nil : imaged.rendered.placeholder)
         let entry = RenderMemo.Entry(source: source, sourceHasAlpha: info.hasAlpha, variants: variants, blobStamps: stamps)
         try? memo.save(entry, as: pending.memoKey)  // a lost memo only costs a re-encode next time
         return Rendered(source: source, variants: variants, action: .encoded)

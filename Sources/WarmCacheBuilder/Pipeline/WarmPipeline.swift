@@ -77,14 +77,16 @@ public struct WarmPipeline: Sendable {
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let processes = options.imagingProcessCommand.map {
             ImagingProcessPool(command: $0, configuration: engine.configuration,
-                               vectorPaths: options.imagingProcessVectorPaths)
+                               vectorPaths: options.imagingProcessVectorPaths, processes: options.resolvedImagingConcurrency)
         }
         defer { processes?.shutdown() }
         let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,
                                       memo: RenderMemo(records: records, configuration: engine.configuration,
                                                        vectorPaths: processes?.vectorPathsEnabled
                                                            ?? ImagingRuntime.state?.vectorPathsEnabled ?? false))
-        let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency)
+        // With imaging processes, as many sources again wait in the pool's queue as render, so a
+        // process that answers starts its next source at once.
+        let imagingSlots = AsyncSemaphore(limit: options.resolvedImagingConcurrency * (processes == nil ? 1 : 2))
         logger.debug("warm started", metadata: [
             "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
             "imagingSlots": "\(options.resolvedImagingConcurrency)",
@@ -362,13 +364,20 @@ public struct WarmPipeline: Sendable {
                 result = .success(reused)
             case .success(.needsRender(let pending)):
                 do {
-                    result = try await slots.withPermit {
-                        await BlockingWork.run {
-                            Result { () throws(SourceRenderer.Failure) in try renderer.render(source, pending: pending) }
-                        }
-                    }
+                    try await slots.acquire()
                 } catch {
                     return failed(SourceFailure(.imaging, "\(error)"))
+                }
+                // The slot is the imaging process's: it is handed on as soon as the source is
+                // encoded, so that process starts its next source while this one's blobs are stored.
+                result = await BlockingWork.run {
+                    let imaged = Result { () throws(SourceRenderer.Failure) in try renderer.image(source, pending: pending) }
+                    slots.release()
+                    return imaged.flatMap { imaged in
+                        Result { () throws(SourceRenderer.Failure) in
+                            try renderer.store(source, imaged: imaged, pending: pending)
+                        }
+                    }
                 }
             }
             switch result {

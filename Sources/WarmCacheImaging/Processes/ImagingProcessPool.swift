@@ -18,30 +18,35 @@ import Darwin
 /// `docs/imaging.md`). A libvips crash on a hostile image also ends only its process: the source
 /// is rendered once more in a new process and, if that crashes too, fails alone.
 ///
-/// Processes start on first use and are reused; callers bound how many renders run at once.
+/// Sources wait in one queue; each process has a thread of this process that sends it the next
+/// source as soon as it answers the last. A process then never waits for its caller to be
+/// scheduled again (on a busy machine that took longer than rendering a small image), so callers
+/// should keep a few more sources queued than there are processes. Processes start on first use
+/// and are reused.
 ///
 /// Each process renders one source at a time, so by default it runs libvips' vector paths even
 /// where a process rendering several at once must not (``ImagingRuntime/VectorPaths/oneRenderAtATime``):
 /// on libvips 8.14 its plain C resampling loop took ~10 % of a small image's CPU (4.6 % less CPU
 /// in all with the vector paths on, once liborc's own compiles are counted).
 package final class ImagingProcessPool: @unchecked Sendable {
-    private let command: [String]
-    private let setup: ImagingWire.Setup
     /// Whether the processes run libvips' vector paths (they round differently, so render
     /// records must say which).
     package let vectorPathsEnabled: Bool
-    /// Processes not rendering anything now, guarded by `lock`.
-    private var idle: [ImagingProcess] = []
-    private let lock = NSLock()
+    /// How many processes render at once.
+    package let processCount: Int
+    private let queue: JobQueue
 
     /// - Parameter command: the executable and arguments that serve ``ImagingWorker`` (the
     ///   `warm-cache` executable with `imaging-worker`).
     /// - Parameter vectorPaths: how the processes start libvips' vector paths.
+    /// - Parameter processes: how many processes render at once (at least 1).
     package init(command: [String], configuration: ImagingConfiguration,
-                 vectorPaths: ImagingRuntime.VectorPaths = .oneRenderAtATime) {
+                 vectorPaths: ImagingRuntime.VectorPaths = .oneRenderAtATime,
+                 processes: Int = ProcessInfo.processInfo.activeProcessorCount + 1) {
         precondition(!command.isEmpty, "an imaging process needs a command")
-        self.command = command
-        setup = ImagingWire.Setup(configuration: configuration, vectorPaths: vectorPaths)
+        processCount = max(1, processes)
+        queue = JobQueue(command: command, setup: ImagingWire.Setup(configuration: configuration, vectorPaths: vectorPaths),
+                         driverLimit: processCount)
         // The processes run the same libraries in the same environment: they decide as this one
         // would (a runtime that cannot start here cannot start there either: nothing renders).
         vectorPathsEnabled = (try? ImagingRuntime.started())?.vectorPaths(vectorPaths) ?? false
@@ -49,54 +54,167 @@ package final class ImagingProcessPool: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    deinit {
+        queue.close()
+    }
+
     /// Opens and renders a source in one of the processes, like ``ImagingEngine/open(_:name:)``
     /// then ``OpenedSource/render(_:placeholder:)`` with `specs` for an opaque source and
-    /// `alphaSpecs` for one with alpha. Returns the header's facts with the render.
+    /// `alphaSpecs` for one with alpha. Returns the header's facts with the render. Blocks the
+    /// calling thread while the source waits for a process and renders.
     package func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
                         placeholder: PlaceholderKinds) throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
+        let job = Job(bytes: bytes, name: name, specs: specs, alphaSpecs: alphaSpecs, placeholder: placeholder)
+        guard queue.submit(job) else {
+            throw ImagingError(.engineUnavailable, source: name, message: "the imaging processes were shut down")
+        }
+        return try job.result().get()
+    }
+
+    /// Stops every process once the sources already queued are rendered, and waits for them
+    /// (each exits once its input closes).
+    package func shutdown() {
+        queue.close()
+    }
+}
+
+/// One source waiting for, or rendering in, a process; its caller waits for ``result()``.
+private final class Job: @unchecked Sendable {
+    let bytes: Data
+    let name: String
+    let specs: [VariantSpec]
+    let alphaSpecs: [VariantSpec]
+    let placeholder: PlaceholderKinds
+    private var outcome: Result<(SourceImageInfo, RenderedSource), ImagingError>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec], placeholder: PlaceholderKinds) {
+        self.bytes = bytes
+        self.name = name
+        self.specs = specs
+        self.alphaSpecs = alphaSpecs
+        self.placeholder = placeholder
+    }
+
+    /// Called once, by the thread that rendered it.
+    func finish(_ outcome: Result<(SourceImageInfo, RenderedSource), ImagingError>) {
+        self.outcome = outcome
+        done.signal()
+    }
+
+    func result() -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
+        done.wait()
+        return outcome!  // set before the signal
+    }
+}
+
+/// The sources waiting for a process, and the threads that drive the processes: one thread per
+/// process, started when a source waits and no thread is free, up to the limit.
+private final class JobQueue: @unchecked Sendable {
+    private let command: [String]
+    private let setup: ImagingWire.Setup
+    private let driverLimit: Int
+    private let condition = NSCondition()
+    private var waiting: [Job] = []
+    private var head = 0
+    private var drivers = 0
+    private var idleDrivers = 0
+    private var closed = false
+
+    init(command: [String], setup: ImagingWire.Setup, driverLimit: Int) {
+        self.command = command
+        self.setup = setup
+        self.driverLimit = driverLimit
+    }
+
+    /// Queues `job`; `false` once the queue is closed.
+    func submit(_ job: Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        waiting.append(job)
+        if idleDrivers > 0 {
+            condition.signal()
+        }
+        // A driver that was signalled may not have woken yet: count what waits, not the signals.
+        if waiting.count - head > idleDrivers, drivers < driverLimit {
+            drivers += 1
+            let thread = Thread { [self] in drive() }
+            thread.name = "warm-cache imaging process \(drivers)"
+            thread.start()
+        }
+        return true
+    }
+
+    /// Lets the drivers finish the queued sources, then stop their processes; returns when they have.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while drivers > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    /// The next source, or `nil` when the queue is closed and empty.
+    private func next() -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == waiting.count {
+            if closed { return nil }
+            idleDrivers += 1
+            condition.wait()
+            idleDrivers -= 1
+        }
+        let job = waiting[head]
+        head += 1
+        if head > 64, head * 2 > waiting.count {
+            waiting.removeFirst(head)
+            head = 0
+        }
+        return job
+    }
+
+    /// One driver: renders sources in its process, one after another, until the queue closes.
+    private func drive() {
+        var process: ImagingProcess?
+        while let job = next() {
+            job.finish(render(job, in: &process))
+        }
+        process?.stop()
+        condition.lock()
+        drivers -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Renders `job` in `process` (started if there is none); a process that dies is replaced
+    /// and the source sent once more, alone, to the new one.
+    private func render(_ job: Job, in process: inout ImagingProcess?)
+        -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
         var ended: [String] = []
         for _ in 0..<2 {
-            let process: ImagingProcess
-            do {
-                process = try takeIdle() ?? ImagingProcess(command: command, setup: setup)
-            } catch {
-                throw ImagingError(.engineUnavailable, source: name,
-                                   message: "cannot start an imaging process (\(command.joined(separator: " "))): \(error)")
+            let current: ImagingProcess
+            if let process {
+                current = process
+            } else {
+                do {
+                    current = try ImagingProcess(command: command, setup: setup)
+                } catch {
+                    return .failure(ImagingError(.engineUnavailable, source: job.name,
+                        message: "cannot start an imaging process (\(command.joined(separator: " "))): \(error)"))
+                }
+                process = current
             }
             do {
-                let result = try process.render(bytes, name: name, specs: specs, alphaSpecs: alphaSpecs,
-                                                placeholder: placeholder)
-                giveBack(process)
-                return try result.get()
-            } catch let error as ImagingError {
-                throw error
+                return try current.render(job.bytes, name: job.name, specs: job.specs, alphaSpecs: job.alphaSpecs,
+                                          placeholder: job.placeholder)
             } catch {
-                ended.append(process.stop(force: true))
+                ended.append(current.stop(force: true))
+                process = nil
             }
         }
-        throw ImagingError(.processingFailed, source: name,
-                           message: "the imaging process ended while rendering this source, twice (\(ended.joined(separator: ", "))); "
-                               + "the other sources are not affected. Check the image with `vipsheader`, or report it with the file")
-    }
-
-    /// Stops every idle process (each exits once its input closes).
-    package func shutdown() {
-        lock.lock()
-        let processes = idle
-        idle.removeAll()
-        lock.unlock()
-        for process in processes { process.stop() }
-    }
-
-    private func takeIdle() -> ImagingProcess? {
-        lock.lock()
-        defer { lock.unlock() }
-        return idle.popLast()
-    }
-
-    private func giveBack(_ process: ImagingProcess) {
-        lock.lock()
-        defer { lock.unlock() }
-        idle.append(process)
+        return .failure(ImagingError(.processingFailed, source: job.name,
+            message: "the imaging process ended while rendering this source, twice (\(ended.joined(separator: ", "))); "
+                + "the other sources are not affected. Check the image with `vipsheader`, or report it with the file"))
     }
 }
