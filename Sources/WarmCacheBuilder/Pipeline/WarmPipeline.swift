@@ -101,23 +101,32 @@ public struct WarmPipeline: Sendable {
             throw WarmError(.fileSystem, "cannot create the report's temporary file: \(error)")
         }
         // Sources enter through a window: a few more than can be fetched and encoded at once,
-        // so nothing waits for work, and memory holds only what is in flight.
+        // so nothing waits for work, and memory holds only what is in flight (and the records
+        // of the next two batches, read ahead).
         let window = 2 * (options.fetchConcurrency ?? plan.fetch.concurrency) + 2 * options.resolvedImagingConcurrency
         var report = WarmReport(manifest: plan.manifestURL.path, output: plan.output.path, status: .ok, seconds: 0,
                                 totals: WarmReport.Totals(), sources: [], warnings: [])
         let manifestWarnings = plan.warnings.map(\.description)
         var logFailure: Error?
         await withTaskGroup(of: SourceOutcome.self) { group in
+            let end = plan.sources.endIndex
             var next = plan.sources.startIndex
             var inFlight = 0
             var finished: [SourceOutcome] = []
             var lastStep = ProcessInfo.processInfo.systemUptime
-            // Each step hands the sources that finished to a Dispatch thread to be completed
-            // (the records they owe written, their rows staged, their report lines logged), and
-            // on another reads the cache's records of those that enter next, with their earlier
-            // renders: a re-warm's source then needs no thread hop of its own (it finishes faster
-            // than threads wake up). Completions run one after another, each beside the next
-            // step's reading; a step counts the sources the previous one completed.
+            // Sources enter and are completed a quarter of the window at a time, or whatever is
+            // there when the last step was a moment ago (slow sources are not held back).
+            let batch = max(1, window / 4)
+            // Each step lets in a batch of sources whose cache records (and earlier renders) were
+            // read ahead on Dispatch threads while the others ran (two batches are read ahead;
+            // reading them as they entered held a re-warm's loop up for most of its time), and
+            // hands the sources that finished to another Dispatch thread to be completed (the
+            // records they owe written, their rows staged, their report lines logged). A re-warm's
+            // source then needs no thread hop of its own (it finishes faster than threads wake
+            // up). Completions run one after another, each beside the next step; a step counts
+            // the sources the previous one completed.
+            var ahead: [(sources: ArraySlice<PlannedSource>, checks: Task<[SourceChecks], Never>)] = []
+            let aheadBatches = 2
             var completing: Task<(reports: [SourceReport], logError: Error?), Never>?
             func counted(_ completion: Task<(reports: [SourceReport], logError: Error?), Never>?) async {
                 guard let (reports, logError) = await completion?.value else { return }
@@ -128,7 +137,41 @@ public struct WarmPipeline: Sendable {
                     report.warnings += source.warnings.map { "\(source.identifier): \($0)" }
                 }
             }
+            @Sendable func check(_ sources: ArraySlice<PlannedSource>) -> [SourceChecks] {
+                sources.map { source in
+                    let cached = acquirer.check(source)
+                    return SourceChecks(cached: cached,
+                                        reusable: cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
+                }
+            }
+            func enter(_ sources: ArraySlice<PlannedSource>, _ checks: [SourceChecks]) {
+                for (source, checks) in zip(sources, checks) {
+                    inFlight += 1
+                    group.addTask {
+                        await process(source, cached: checks.cached, reusable: checks.reusable, acquirer: acquirer,
+                                      renderer: renderer, slots: imagingSlots)
+                    }
+                }
+            }
             func step() async {
+                lastStep = ProcessInfo.processInfo.systemUptime
+                let room = window - inFlight
+                if let (sources, checks) = ahead.first {
+                    if room > 0 {
+                        ahead.removeFirst()
+                        enter(sources, await checks.value)
+                    }
+                } else if room > 0, next < end {
+                    // The first step fills the window; its records are read here.
+                    let sources = plan.sources[next..<min(next + room, end)]
+                    next = sources.endIndex
+                    enter(sources, await BlockingWork.run { check(sources) })
+                }
+                while ahead.count < aheadBatches, next < end {
+                    let sources = plan.sources[next..<min(next + batch, end)]
+                    next = sources.endIndex
+                    ahead.append((sources, Task { await BlockingWork.run { check(sources) } }))
+                }
                 await counted(completing)
                 let done = finished
                 finished.removeAll(keepingCapacity: true)
@@ -140,38 +183,19 @@ public struct WarmPipeline: Sendable {
                         return (reports, logError)
                     }
                 }
-                let entering = plan.sources[next..<min(next + max(0, window - inFlight), plan.sources.endIndex)]
-                next = entering.endIndex
-                lastStep = ProcessInfo.processInfo.systemUptime
-                var checked: [(OriginalAcquirer.Cached?, SourceRenderer.Rendered?)] = []
-                if !entering.isEmpty {
-                    checked = await BlockingWork.run {
-                        entering.map { source in
-                            let cached = acquirer.check(source)
-                            return (cached, cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
-                        }
-                    }
-                }
-                for (source, (cached, reusable)) in zip(entering, checked) {
-                    inFlight += 1
-                    group.addTask {
-                        await process(source, cached: cached, reusable: reusable, acquirer: acquirer,
-                                      renderer: renderer, slots: imagingSlots)
-                    }
-                }
             }
-            // Sources enter and are completed a quarter of the window at a time, or whatever is
-            // there when the last step was a moment ago (slow sources are not held back).
-            let batch = max(1, window / 4)
             await step()
-            while let outcome = await group.next() {
-                inFlight -= 1
-                finished.append(outcome)
-                if window - inFlight >= batch || ProcessInfo.processInfo.systemUptime - lastStep > 0.25 {
-                    await step()
+            repeat {
+                while let outcome = await group.next() {
+                    inFlight -= 1
+                    finished.append(outcome)
+                    if window - inFlight >= batch || ProcessInfo.processInfo.systemUptime - lastStep > 0.25 {
+                        await step()
+                    }
                 }
-            }
-            if !finished.isEmpty { await step() }
+                // Nothing in flight: the rest enter (or the last finished sources are completed).
+                if !ahead.isEmpty || !finished.isEmpty { await step() }
+            } while inFlight > 0
             await counted(completing)
         }
         if let fetcher {
@@ -314,6 +338,13 @@ public struct WarmPipeline: Sendable {
             }
             return report
         }
+    }
+
+    /// What a source's entry into the window found in the cache: its original's record and, for
+    /// that original, an earlier render to reuse.
+    private struct SourceChecks: Sendable {
+        var cached: OriginalAcquirer.Cached?
+        var reusable: SourceRenderer.Rendered?
     }
 
     private func process(_ source: PlannedSource, cached: OriginalAcquirer.Cached?,
