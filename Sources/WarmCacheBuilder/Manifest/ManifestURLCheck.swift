@@ -67,6 +67,10 @@ enum ManifestURLCheck {
         return nil
     }
 
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+    }
+
     /// The first character of `text` that a URL may not hold as it is.
     private static func firstInvalidCharacter(_ text: String) -> Character? {
         guard text.utf8.contains(where: { !allowed[Int($0)] }) else { return nil }
@@ -84,10 +88,15 @@ enum ManifestURLCheck {
     static func check(_ text: String) -> Result<Checked, Problem> {
         if text.hasPrefix("//") { return .failure(Problem(text: text, kind: .schemeRelative)) }
         guard let schemeEnd = Self.schemeSeparator(in: text) else { return .failure(Problem(text: text, kind: .notAURL)) }
-        let scheme = text[..<schemeEnd.lowerBound].lowercased()
-        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+        // RFC 3986: a letter, then letters, digits, `+`, `-` and `.` (ASCII), compared as bytes.
+        let schemeBytes = text.utf8[..<schemeEnd.lowerBound]
+        guard let first = schemeBytes.first, Self.isASCIILetter(first), schemeBytes.allSatisfy({ byte in
+            Self.isASCIILetter(byte) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }) else {
             return .failure(Problem(text: text, kind: .notAURL))
         }
+        let scheme = String(decoding: schemeBytes.map { $0 | 0x20 }, as: UTF8.self)  // lowercased (letters only matter)
         guard scheme == "http" || scheme == "https" else {
             return .failure(Problem(text: text, kind: scheme == "file" ? .fileScheme : .unsupportedScheme(scheme)))
         }

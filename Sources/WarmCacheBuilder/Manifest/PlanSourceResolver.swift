@@ -79,11 +79,19 @@ struct PlanSourceResolver {
         let filePath = file.path  // one string shared by every line's location
         var listsAnything = false
         var lineNumber = 0
-        var lineStart = text.startIndex
-        while lineStart < text.endIndex {
-            let lineEnd = text[lineStart...].firstIndex(where: \.isNewline) ?? text.endIndex
+        // Lines end at a line feed, carriage return (CRLF counts once), vertical tab or form feed,
+        // found in the UTF-8 bytes: a million-line file is not walked by `Character`.
+        let bytes = text.utf8
+        var lineStart = bytes.startIndex
+        while lineStart < bytes.endIndex {
+            let lineEnd = bytes[lineStart...].firstIndex { $0 >= 0x0A && $0 <= 0x0D } ?? bytes.endIndex
             let rawLine = text[lineStart..<lineEnd]
-            lineStart = lineEnd < text.endIndex ? text.index(after: lineEnd) : lineEnd
+            lineStart = lineEnd
+            if lineStart < bytes.endIndex {
+                let isCR = bytes[lineStart] == 0x0D
+                lineStart = bytes.index(after: lineStart)
+                if isCR, lineStart < bytes.endIndex, bytes[lineStart] == 0x0A { lineStart = bytes.index(after: lineStart) }
+            }
             lineNumber += 1
             let line = Self.stripComment(rawLine)
             let leading = line.prefix { $0 == " " || $0 == "\t" }

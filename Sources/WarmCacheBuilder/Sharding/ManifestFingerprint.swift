@@ -1,5 +1,6 @@
 import Crypto
 import WarmCache
+import WarmCacheImaging
 
 /// A digest of everything in a manifest that decides a bundle's contents: every source identifier
 /// with its placeholders, and every variant with its preset, in the canonical key grammar (an
@@ -19,24 +20,34 @@ enum ManifestFingerprint {
     static func compute(_ sources: [PlannedSource]) -> String {
         var hasher = SHA256()
         func add(_ text: String) {
-            hasher.update(data: Array(text.utf8))
+            var text = text
+            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
             hasher.update(data: [0x0A])
         }
         add("warm-cache manifest fingerprint 2")
         var digests: [[PlannedVariant]: String] = [:]
-        var last: (variants: [PlannedVariant], digest: String)?
-        for source in sources.sorted(by: { $0.identifier < $1.identifier }) {
-            let variants: String
-            if let last, last.variants == source.variants {
-                variants = last.digest  // usually the very same list, compared without hashing
-            } else if let known = digests[source.variants] {
-                variants = known
+        // What follows the identifier on a source's line, for the last list of variants seen (usually
+        // the very same list, compared without hashing) and placeholders.
+        var last: (variants: [PlannedVariant], placeholders: PlaceholderKinds, tail: String)?
+        // Sorted by identifier through their positions: sorting the sources themselves moves whole plans.
+        let order = sources.indices.sorted { sources[$0].identifier < sources[$1].identifier }
+        for index in order {
+            let source = sources[index]
+            let tail: String
+            if let last, last.variants == source.variants, last.placeholders == source.placeholders {
+                tail = last.tail
             } else {
-                variants = digest(source.variants)
-                digests[source.variants] = variants
+                let variants: String
+                if let known = digests[source.variants] {
+                    variants = known
+                } else {
+                    variants = digest(source.variants)
+                    digests[source.variants] = variants
+                }
+                tail = " placeholders \(source.placeholders) variants \(variants)"
             }
-            last = (source.variants, variants)
-            add("source \(source.identifier.rawValue) placeholders \(source.placeholders) variants \(variants)")
+            last = (source.variants, source.placeholders, tail)
+            add("source " + source.identifier.rawValue + tail)
         }
         return ContentHash.hex(hasher.finalize())
     }

@@ -21,6 +21,7 @@ import WarmCache
             "lists/bad.txt": "https://cdn.example.com/ok.jpg\n  ftp://cdn.example.com/x.jpg\nphoto 2.jpg\n",
             "lists/empty.txt": "# nothing yet\n\n",
             "lists/windows.txt": "# CRLF line ends\r\nhttps://cdn.example.com/w1.jpg\r\n\r\n  https://cdn.example.com/w2.jpg\r\n",
+            "lists/old-mac.txt": "https://cdn.example.com/m1.jpg\rhttps://cdn.example.com/m2.jpg\u{0C}\r\n https://cdn.example.com/m3.jpg",
         ])
     }
 
@@ -86,6 +87,17 @@ import WarmCache
         ])
         #expect(plan.sources.map(\.manifestLocation.description).map(fixture.relative) == [
             "lists/windows.txt:2:1", "lists/windows.txt:4:3",
+        ])
+    }
+
+    /// A carriage return alone ends a line too, as do a vertical tab and a form feed.
+    @Test func urlsFromAcceptsCarriageReturnsAndFormFeedsAsLineEnds() throws {
+        let plan = try fixture.load(minimalManifest(images: "  - urls_from: lists/old-mac.txt\n    presets: [thumb]"))
+        #expect(plan.sources.map(\.identifier.rawValue) == [
+            "https://cdn.example.com/m1.jpg", "https://cdn.example.com/m2.jpg", "https://cdn.example.com/m3.jpg",
+        ])
+        #expect(plan.sources.map(\.manifestLocation.description).map(fixture.relative) == [
+            "lists/old-mac.txt:1:1", "lists/old-mac.txt:2:1", "lists/old-mac.txt:4:2",
         ])
     }
 
