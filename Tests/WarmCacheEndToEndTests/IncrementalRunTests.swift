@@ -118,6 +118,38 @@ import WarmCacheTestSupport
         }
     }
 
+    /// A no-op re-warm trusts the index it left in place while the file is untouched (its digest
+    /// and stamp are in the cache's records); an index edited since is compared row by row and
+    /// published again, as it was.
+    @Test func anIndexEditedSinceTheLastWarmIsPublishedAgain() async throws {
+        let images = try SourceImages.distinct(3)
+        let routes = SourceImages.routes(images, under: "e")
+        try await withWorld(routes: routes) { scratch, server in
+            let urls = (0..<3).map { server.url("/e/\($0)") }
+            let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+            let options = Warm.options(cache: scratch.path("cache"))
+            let bundleURL = scratch.path("Out/Images.warmcache")
+            let indexURL = bundleURL.appendingPathComponent("index.sqlite")
+            _ = try await Warm.run(manifest, options: options).published()
+            let original = snapshot(of: bundleURL)
+            let stamp = try FileManager.default.attributesOfItem(atPath: indexURL.path)[.modificationDate] as? Date
+
+            // Nothing changed: the index is left as it is (not even rewritten).
+            let same = try await Warm.run(manifest, options: options).published()
+            #expect(same.totals.variantsReused == 3 * Manifests.variantsPerSource)
+            #expect(try FileManager.default.attributesOfItem(atPath: indexURL.path)[.modificationDate] as? Date == stamp)
+
+            // Edited in place (as a tool or a bad merge might): the next warm finds it.
+            let connection = try SQLiteConnection(path: indexURL.path, readOnly: false)
+            try connection.execute("UPDATE variants SET pixel_width = pixel_width + 1")
+            connection.close()
+            #expect(snapshot(of: bundleURL) != original)
+            _ = try await Warm.run(manifest, options: options).published()
+            let repaired = snapshot(of: bundleURL)
+            #expect(repaired == original, "\(differences(original, repaired))")
+        }
+    }
+
     @Test func sourcesDroppedFromTheManifestAreReportedAsRemoved() async throws {
         let images = try SourceImages.distinct(4)
         let routes = SourceImages.routes(images, under: "d")

@@ -359,21 +359,31 @@ public final class BundleWriter: Sendable {
     @discardableResult
     public func commit(createdAt: Date? = nil, manifestFingerprint: String? = nil,
                        shard: Shard? = nil) throws -> CommitSummary {
+        try commit(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard, lastPublished: nil)
+            .summary
+    }
+
+    /// ``commit(createdAt:manifestFingerprint:shard:)``, told what this writer's caller knows of
+    /// the index in place (``PublishedIndex``): when it still has that stamp and the staged rows
+    /// have that digest, nothing changed and the rows are not compared. Returns what is then known
+    /// of the index in place (`nil` when its rows were staged other than one source at a time).
+    func commit(createdAt: Date? = nil, manifestFingerprint: String? = nil, shard: Shard? = nil,
+                lastPublished: PublishedIndex?) throws -> (summary: CommitSummary, published: PublishedIndex?) {
         try staged.withLock { existing in
             let builder = try existing ?? IndexBuilder(generator: generator, stagingPath: stagingPath)
             existing = builder  // kept on failure, for abandon() to discard
-            let summary = try commit(builder, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
-                                     shard: shard)
+            let committed = try commit(builder, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
+                                       shard: shard, lastPublished: lastPublished)
             existing = nil
-            return summary
+            return committed
         }
     }
 
     /// Up to this many new blobs, a commit flushes them one by one instead of the whole file system.
     static let fileByFileFlushLimit = 256
 
-    private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?,
-                        shard: Shard?) throws -> CommitSummary {
+    private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?, shard: Shard?,
+                        lastPublished: PublishedIndex?) throws -> (summary: CommitSummary, published: PublishedIndex?) {
         // Nothing changed (a no-op re-warm): the staged rows are the published ones, no blob was
         // added, and no interrupted run left garbage. Publishing would only write, flush and rename
         // an index with the same contents, and list every blob for garbage the last commit removed.
@@ -383,6 +393,25 @@ public final class BundleWriter: Sendable {
         let mayBeUnchanged = try fileSystem("reading staged rows") {
             try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
                 && FileManager.default.fileExists(atPath: indexURL.path)
+        }
+        let digest = try fileSystem("reading staged rows") {
+            try builder.contentsDigest(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard)
+        }
+        func published(_ summary: CommitSummary) -> PublishedIndex? {
+            guard let digest, let stamp = FileStamp(atPath: indexURL.path) else { return nil }
+            return PublishedIndex(stamp: stamp, contentsDigest: digest, sourceCount: summary.sourceCount,
+                                  variantCount: summary.variantCount, blobCount: summary.blobCount,
+                                  blobBytes: summary.blobBytes)
+        }
+        // The index in place is the one the last commit left, untouched since, with these contents.
+        if mayBeUnchanged, let lastPublished, let digest, digest == lastPublished.contentsDigest,
+           FileStamp(atPath: indexURL.path) == lastPublished.stamp {
+            builder.discard()
+            try? FileManager.default.removeItem(at: stagingURL)
+            let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
+                                        blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
+                                        blobsRemoved: 0)
+            return (summary, lastPublished)
         }
         let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
         let counting = DispatchGroup()
@@ -405,7 +434,7 @@ public final class BundleWriter: Sendable {
                                         blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0)
             builder.discard()
             try? FileManager.default.removeItem(at: stagingURL)
-            return summary
+            return (summary, published(summary))
         }
 
         // (An unchanged index removes no source.)
@@ -467,7 +496,7 @@ public final class BundleWriter: Sendable {
                                     removedSources: removedSources)
         builder.discard()
         try? FileManager.default.removeItem(at: stagingURL)
-        return summary
+        return (summary, published(summary))
     }
 
     private func discardStaged() {

@@ -17,6 +17,9 @@ final class IndexBuilder {
     private let staging: SQLiteConnection
     private var pendingRows = 0
     private var published = false
+    /// The digest of the rows staged through ``add(_:variants:)``; `nil` once rows came another way
+    /// (``merge(indexAt:)``).
+    private(set) var rowsDigest: RowsDigest? = RowsDigest()
 
     /// Staged rows are committed in batches of this many sources (the staging file is scratch:
     /// no journal, no flush).
@@ -81,48 +84,61 @@ final class IndexBuilder {
         if let stray = variants.first(where: { $0.key.source != source.identifier }) {
             throw IndexBuilderError.inconsistent("variant \(stray.key) is not of source \(source.identifier)")
         }
+        // The rows' values but the provisional source id, for the digest of what is staged.
+        var rows: [(table: StaticString, values: [SQLiteValue])] = []
+        rows.reserveCapacity(2 + 2 * variants.count)
+        let sourceValues: [SQLiteValue] = [
+            .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
+            .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount),
+        ]
+        rows.append(("sources", sourceValues))
         do {
             try staging.statement(slot: Slot.source, """
                 INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
                 VALUES (?, ?, ?, ?, ?, ?)
-                """).bind(
-                    .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
-                    .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount)).run()
+                """).bind(sourceValues).run()
         } catch let error as SQLiteError where error.isConstraint {
             throw IndexBuilderError.inconsistent("source \(source.identifier) is listed twice")
         }
         let sourceID = staging.lastInsertRowID
         if let placeholder = source.placeholder, !placeholder.isEmpty {
+            let values: [SQLiteValue] = [placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
+                                         .string(placeholder.averageColor?.hex)]
+            rows.append(("placeholders", values))
             try staging.statement(slot: Slot.placeholder,
                 "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
-                .bind(.int(sourceID), placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
-                      .string(placeholder.averageColor?.hex)).run()
+                .bind([.int(sourceID)] + values).run()
         }
         for variant in variants {
             let spec = variant.key.spec
+            let values: [SQLiteValue] = [
+                .int(spec.width), .int(spec.height),
+                .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
+                .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
+                .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
+                .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
+                .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
+                .int(variant.hasAlpha ? 1 : 0),
+            ]
+            rows.append(("variants", [.text(variant.key.rawValue)] + values))
             do {
                 try staging.statement(slot: Slot.variant, """
                     INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
                         upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
                         blob_sha256, has_alpha)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).bind([
-                        .text(variant.key.rawValue), .int(sourceID), .int(spec.width), .int(spec.height),
-                        .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
-                        .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
-                        .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
-                        .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
-                        .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
-                        .int(variant.hasAlpha ? 1 : 0),
-                    ]).run()
+                    """).bind([.text(variant.key.rawValue), .int(sourceID)] + values).run()
             } catch let error as SQLiteError where error.isConstraint {
                 throw IndexBuilderError.inconsistent("variant \(variant.key) is listed twice")
             }
-            for preset in Set(variant.presets) {
+            let presets = Set(variant.presets).sorted()
+            rows.append(("variant_presets", presets.map { .text($0) }))
+            for preset in presets {
                 try staging.statement(slot: Slot.preset, "INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
                     .bind(.text(preset), .text(variant.key.rawValue)).run()
             }
         }
+        rowsDigest?.add(rows)
         try countRow()
     }
 
@@ -150,6 +166,7 @@ final class IndexBuilder {
     /// is then the same as for a warm's rows.
     func merge(indexAt path: String) throws -> MergeConflict? {
         precondition(!published, "rows merged after publication are not published")
+        rowsDigest = nil
         try staging.execute("COMMIT")
         try staging.execute("ATTACH DATABASE \(Self.quoted(path)) AS part")
         defer {
@@ -252,6 +269,7 @@ final class IndexBuilder {
         try staging.execute("""
             DELETE FROM sources; DELETE FROM placeholders; DELETE FROM variants; DELETE FROM variant_presets
             """)
+        rowsDigest = RowsDigest()
     }
 
     private func countRow() throws {
@@ -365,6 +383,19 @@ final class IndexBuilder {
         guard !published else { return }
         published = true
         try staging.execute("COMMIT")
+    }
+
+    /// The digest of the index ``publish(to:createdAt:manifestFingerprint:shard:)`` would write:
+    /// its `meta` rows and the staged rows' ``RowsDigest``; `nil` when rows were staged other
+    /// than by ``add(_:variants:)``. Staging ends here.
+    func contentsDigest(createdAt: Date?, manifestFingerprint: String?, shard: Shard?) throws -> String? {
+        guard let rowsDigest else { return nil }
+        try endStaging()
+        var text = "rows \(rowsDigest.hex)\n"
+        for (key, value) in try metaRows(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard) {
+            text += "meta \(key.count) \(key) \(value.utf8.count) \(value)\n"
+        }
+        return ContentHash.sha256(Data(text.utf8))
     }
 
     /// The `meta` rows of the index the staged rows make, sorted by key.

@@ -2,8 +2,9 @@ import Foundation
 import WarmCache
 
 /// The cache directory's records in one SQLite file, `records.sqlite`: what the originals cache
-/// knows about each original (``OriginalRecord``, keyed by the original's file name) and each
-/// render memo entry (``RenderMemo``, keyed by its memo key). The values are the records' own
+/// knows about each original (``OriginalRecord``, keyed by the original's file name), each
+/// render memo entry (``RenderMemo``, keyed by its memo key), and the index each bundle was
+/// last left with (``PublishedIndex``, keyed by the bundle's path). The values are the records' own
 /// text formats; this type only stores them.
 ///
 /// One database instead of a small file per record: a re-warm reads two records per source and
@@ -55,6 +56,10 @@ final class CacheRecords: @unchecked Sendable {
         CREATE TABLE IF NOT EXISTS confirmations (
             name TEXT PRIMARY KEY,
             at_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS published_indexes (
+            bundle TEXT PRIMARY KEY,
+            record TEXT NOT NULL
         ) WITHOUT ROWID;
         """
 
@@ -189,6 +194,30 @@ final class CacheRecords: @unchecked Sendable {
         try? withConnection { connection in
             try connection.statement(slot: Self.deleteOriginal.slot, Self.deleteOriginal.sql).bind(.text(name)).run()
             try connection.statement(slot: Self.deleteConfirmation.slot, Self.deleteConfirmation.sql).bind(.text(name)).run()
+        }
+    }
+
+    // MARK: Published indexes
+
+    /// What the last warm into the bundle at `bundlePath` left there (``PublishedIndex``), if it
+    /// used this cache directory.
+    func publishedIndex(ofBundleAt bundlePath: String) -> PublishedIndex? {
+        try? withConnection { connection in
+            let statement = try connection.statement("SELECT record FROM published_indexes WHERE bundle = ?1")
+                .bind(.text(bundlePath))
+            return try statement.step() ? PublishedIndex(text: statement.text(0)) : nil
+        }
+    }
+
+    /// Records what a warm left in the bundle at `bundlePath`; `nil` forgets it.
+    func savePublishedIndex(_ index: PublishedIndex?, ofBundleAt bundlePath: String) throws {
+        try withConnection { connection in
+            if let index {
+                try connection.statement("INSERT OR REPLACE INTO published_indexes (bundle, record) VALUES (?1, ?2)")
+                    .bind(.text(bundlePath), .text(index.text)).run()
+            } else {
+                try connection.statement("DELETE FROM published_indexes WHERE bundle = ?1").bind(.text(bundlePath)).run()
+            }
         }
     }
 

@@ -254,8 +254,13 @@ public struct WarmPipeline: Sendable {
         }
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
+            let bundlePath = plan.output.standardizedFileURL.path
             let summary = try await BlockingWork.run {
-                try writer.commit(manifestFingerprint: fingerprint, shard: shard)
+                let committed = try writer.commit(manifestFingerprint: fingerprint, shard: shard,
+                                                  lastPublished: records.publishedIndex(ofBundleAt: bundlePath))
+                // A record that cannot be saved only costs the next run a comparison of the rows.
+                try? records.savePublishedIndex(committed.published, ofBundleAt: bundlePath)
+                return committed.summary
             }
             report.totals.blobsRemoved = summary.blobsRemoved
             report.removedSources = summary.removedSources
