@@ -156,13 +156,20 @@ final class SourceReportLog: @unchecked Sendable {
         try body(handle)
     }
 
+    /// The lines in identifier order. Only the identifiers are sorted (with each line's row id);
+    /// the lines, about a kilobyte each, are then read by row id: sorting the lines themselves
+    /// moved every byte of them through SQLite's sorter.
     private func forEachLine(failedOnly: Bool, _ body: (Data) throws -> Void) throws {
-        let statement = try connection.statement(failedOnly
-            ? "SELECT json FROM lines WHERE failed = 1 ORDER BY identifier"
-            : "SELECT json FROM lines ORDER BY identifier")
-        defer { try? statement.reset() }
-        while try statement.step() {
-            try body(statement.blob(0) ?? Data())
+        let order = try connection.statement(failedOnly
+            ? "SELECT rowid FROM lines WHERE failed = 1 ORDER BY identifier"
+            : "SELECT rowid FROM lines ORDER BY identifier")
+        defer { try? order.reset() }
+        let line = try connection.statement("SELECT json FROM lines WHERE rowid = ?")
+        defer { try? line.reset() }
+        while try order.step() {
+            try line.reset()
+            guard try line.bind(.integer(Int64(order.int(0)))).step() else { continue }
+            try body(line.blob(0) ?? Data())
         }
     }
 }
