@@ -118,18 +118,24 @@ public enum ImagingRuntime {
         lock.lock()
         defer { lock.unlock() }
         if let current { return current }
-        let state = try launch(Settings())
+        let state = try launch(backgroundSettings ?? Settings())
         current = state
         return state
     }
 
-    /// Starts the runtime with default settings on another thread and returns at once, so that
+    /// Starts the runtime with `settings` on another thread and returns at once, so that
     /// libvips' start (loading its modules: ~15 ms) overlaps what the caller does next, such as
-    /// reading a manifest. Whatever needs the runtime first waits for that start; a start that
-    /// fails is tried again, and reported, there. Only for a process that uses default settings.
-    package static func startInBackground() {
+    /// reading a manifest. Whatever needs the runtime first waits for that start (or makes it,
+    /// with the same settings); a start that fails is tried again, and reported, there.
+    package static func startInBackground(_ settings: Settings = Settings()) {
+        lock.lock()
+        backgroundSettings = settings
+        lock.unlock()
         Thread.detachNewThread { _ = try? started() }
     }
+
+    /// The settings ``startInBackground(_:)`` was given, for whichever start comes first.
+    nonisolated(unsafe) private static var backgroundSettings: Settings?
 
     /// What this libvips build can encode; each format probed on first use (starting the runtime if needed).
     static let capabilities = EncoderCapabilities()
