@@ -27,7 +27,9 @@ struct PublishedIndex: Equatable, Sendable {
         [Self.header, stamp.text, contentsDigest, "\(sourceCount) \(variantCount) \(blobCount) \(blobBytes)"]
             .joined(separator: "\n")
     }
+}
 
+extension PublishedIndex {
     /// Reads ``text``; `nil` for anything else.
     init?(text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -37,15 +39,5 @@ struct PublishedIndex: Equatable, Sendable {
         guard totals.count == 4 else { return nil }
         self.init(stamp: stamp, contentsDigest: String(lines[2]), sourceCount: totals[0], variantCount: totals[1],
                   blobCount: totals[2], blobBytes: totals[3])
-    }
-
-    init(stamp: FileStamp, contentsDigest: String, sourceCount: Int, variantCount: Int, blobCount: Int,
-         blobBytes: Int) {
-        self.stamp = stamp
-        self.contentsDigest = contentsDigest
-        self.sourceCount = sourceCount
-        self.variantCount = variantCount
-        self.blobCount = blobCount
-        self.blobBytes = blobBytes
     }
 }
