@@ -305,6 +305,14 @@ public final class BundleWriter: Sendable {
         }
     }
 
+    /// Lets the rows added from now on wait unstaged until the commit needs them or a blob is
+    /// added (``IndexBuilder/deferRows()``): a commit that finds the index unchanged by its
+    /// record (``commit(createdAt:manifestFingerprint:shard:lastPublished:)``) then never stages
+    /// them. A source or key added twice is then refused by the commit, not by ``add(_:variants:)``.
+    func deferRows() throws {
+        try withStaging { try $0.deferRows() }
+    }
+
     /// Stages the index rows of another bundle (`warm-cache merge`) that are not staged yet, with
     /// the same staging database and publication as a warm's rows. A source or key staged before
     /// must have the same row (presets aside, which are united): otherwise nothing of `bundle` is
@@ -412,6 +420,14 @@ public final class BundleWriter: Sendable {
                                         blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
                                         blobsRemoved: 0)
             return (summary, lastPublished)
+        }
+        // Rows that waited unstaged are staged now: a source or key added twice is found here.
+        do {
+            try builder.stageDeferredRows()
+        } catch let error as IndexBuilderError {
+            throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
+        } catch {
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
         }
         let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
         let counting = DispatchGroup()

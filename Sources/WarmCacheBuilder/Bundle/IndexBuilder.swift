@@ -20,6 +20,8 @@ final class IndexBuilder {
     /// The digest of the rows staged through ``add(_:variants:)``; `nil` once rows came another way
     /// (``merge(indexAt:)``).
     private(set) var rowsDigest: RowsDigest? = RowsDigest()
+    /// Rows added but not staged yet (``deferRows()``).
+    private var deferred: DeferredRows?
 
     /// Staged rows are committed in batches of this many sources (the staging file is scratch:
     /// no journal, no flush).
@@ -69,6 +71,8 @@ final class IndexBuilder {
 
     /// Removes the staging file.
     func discard() {
+        deferred?.remove()
+        deferred = nil
         staging.finalizeStatements()
         try? staging.execute("COMMIT")
         try? FileManager.default.removeItem(atPath: stagingPath)
@@ -79,67 +83,87 @@ final class IndexBuilder {
     /// Stages one source's row and its variants' rows and presets. Throws
     /// ``IndexBuilderError/inconsistent(_:)`` for a source or a variant key staged before, or a
     /// variant of another source. The table's own keys find duplicates (no look-up first), and the
-    /// statements are prepared once: a run stages one source per finished source.
+    /// statements are prepared once: a run stages one source per finished source. While rows are
+    /// deferred (``deferRows()``) they wait unstaged, and a duplicate is found when they are staged.
     func add(_ source: BundleContents.Source, variants: [BundleContents.Variant]) throws {
         if let stray = variants.first(where: { $0.key.source != source.identifier }) {
             throw IndexBuilderError.inconsistent("variant \(stray.key) is not of source \(source.identifier)")
         }
-        // The rows' values but the provisional source id, for the digest of what is staged.
-        var rows: [(table: StaticString, values: [SQLiteValue])] = []
-        rows.reserveCapacity(2 + 2 * variants.count)
-        let sourceValues: [SQLiteValue] = [
-            .text(source.identifier.rawValue), .text(source.contentSHA256), .text(source.format),
-            .int(source.pixelSize.width), .int(source.pixelSize.height), .int(source.byteCount),
-        ]
-        rows.append(("sources", sourceValues))
-        do {
-            try staging.statement(slot: Slot.source, """
-                INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """).bind(sourceValues).run()
-        } catch let error as SQLiteError where error.isConstraint {
-            throw IndexBuilderError.inconsistent("source \(source.identifier) is listed twice")
-        }
-        let sourceID = staging.lastInsertRowID
-        if let placeholder = source.placeholder, !placeholder.isEmpty {
-            let values: [SQLiteValue] = [placeholder.thumbHash.map { .blob($0) } ?? .null, .string(placeholder.blurHash),
-                                         .string(placeholder.averageColor?.hex)]
-            rows.append(("placeholders", values))
-            try staging.statement(slot: Slot.placeholder,
-                "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
-                .bind([.int(sourceID)] + values).run()
-        }
-        for variant in variants {
-            let spec = variant.key.spec
-            let values: [SQLiteValue] = [
-                .int(spec.width), .int(spec.height),
-                .int(spec.scale), .text(spec.fit.kind.rawValue), .string(spec.fit.gravity?.rawValue),
-                .string(spec.fit.background?.hex), .int(spec.allowUpscale ? 1 : 0), .text(spec.format.rawValue),
-                .int(spec.quality), .text(spec.options.tokens.joined(separator: "-")),
-                .text(Processor.token(for: spec.processors)), .int(variant.pixelSize.width),
-                .int(variant.pixelSize.height), .int(variant.byteCount), .text(variant.blobSHA256),
-                .int(variant.hasAlpha ? 1 : 0),
-            ]
-            rows.append(("variants", [.text(variant.key.rawValue)] + values))
-            do {
-                try staging.statement(slot: Slot.variant, """
-                    INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
-                        upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                        blob_sha256, has_alpha)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).bind([.text(variant.key.rawValue), .int(sourceID)] + values).run()
-            } catch let error as SQLiteError where error.isConstraint {
-                throw IndexBuilderError.inconsistent("variant \(variant.key) is listed twice")
-            }
-            let presets = Set(variant.presets).sorted()
-            rows.append(("variant_presets", presets.map { .text($0) }))
-            for preset in presets {
-                try staging.statement(slot: Slot.preset, "INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
-                    .bind(.text(preset), .text(variant.key.rawValue)).run()
-            }
+        let rows = SourceRows(source, variants: variants)
+        if let deferred {
+            try deferred.append(rows, variantCount: variants.count)
+        } else {
+            try stage(rows)
+            try countRow()
         }
         rowsDigest?.add(rows)
-        try countRow()
+    }
+
+    /// Lets the rows added from now on wait in a scratch file beside the staging database instead
+    /// of being staged, until something reads the staged rows or a blob is added
+    /// (``recordAdded(_:)``). A no-op re-warm's commit needs only their digest and counts, so its
+    /// rows are never staged (six indexed inserts per source, most of what completing such a
+    /// source cost); any other run stages them when the first blob is added or at its commit.
+    func deferRows() throws {
+        guard deferred == nil, !published else { return }
+        deferred = try DeferredRows(path: stagingPath + "-deferred")
+    }
+
+    /// Stages the deferred rows, if any, and stops deferring. Whatever reads the staged rows
+    /// calls it first.
+    func stageDeferredRows() throws {
+        guard let deferred else { return }
+        self.deferred = nil
+        defer { deferred.remove() }
+        try deferred.forEach { rows in
+            try stage(rows)
+            try countRow()
+        }
+    }
+
+    /// Inserts one source's rows into the staging tables.
+    private func stage(_ rows: SourceRows) throws {
+        var sourceID = 0
+        var variantKey = SQLiteValue.null
+        func text(_ value: SQLiteValue?) -> String {
+            if case .text(let text)? = value { return text }
+            return "?"
+        }
+        try rows.forEachRow { table, values in
+            switch table {
+            case .sources:
+                do {
+                    try staging.statement(slot: Slot.source, """
+                        INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """).bind(values).run()
+                } catch let error as SQLiteError where error.isConstraint {
+                    throw IndexBuilderError.inconsistent("source \(text(values.first)) is listed twice")
+                }
+                sourceID = staging.lastInsertRowID
+            case .placeholders:
+                try staging.statement(slot: Slot.placeholder,
+                    "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
+                    .bind([.int(sourceID)] + values).run()
+            case .variants:
+                variantKey = values.first ?? .null
+                do {
+                    try staging.statement(slot: Slot.variant, """
+                        INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
+                            upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
+                            blob_sha256, has_alpha)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """).bind([variantKey, .int(sourceID)] + values.dropFirst()).run()
+                } catch let error as SQLiteError where error.isConstraint {
+                    throw IndexBuilderError.inconsistent("variant \(text(variantKey)) is listed twice")
+                }
+            case .variantPresets:
+                for preset in values {
+                    try staging.statement(slot: Slot.preset, "INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
+                        .bind(preset, variantKey).run()
+                }
+            }
+        }
     }
 
     /// Slots of the statements prepared once for ``add(_:variants:)``.
@@ -166,6 +190,7 @@ final class IndexBuilder {
     /// is then the same as for a warm's rows.
     func merge(indexAt path: String) throws -> MergeConflict? {
         precondition(!published, "rows merged after publication are not published")
+        try stageDeferredRows()
         rowsDigest = nil
         try staging.execute("COMMIT")
         try staging.execute("ATTACH DATABASE \(Self.quoted(path)) AS part")
@@ -251,7 +276,9 @@ final class IndexBuilder {
 
     /// Notes a blob file this run created (absent before), to flush it before publishing, or to
     /// remove it if the run is abandoned.
+    /// A blob added means the run is not a no-op: deferred rows are staged from here on.
     func recordAdded(_ path: String) throws {
+        try stageDeferredRows()
         try staging.statement("INSERT INTO added_blobs (path) VALUES (?)").bind(.text(path)).run()
     }
 
@@ -269,6 +296,10 @@ final class IndexBuilder {
         try staging.execute("""
             DELETE FROM sources; DELETE FROM placeholders; DELETE FROM variants; DELETE FROM variant_presets
             """)
+        if let deferred {
+            deferred.remove()
+            self.deferred = try DeferredRows(path: deferred.path)
+        }
         rowsDigest = RowsDigest()
     }
 
@@ -285,6 +316,7 @@ final class IndexBuilder {
 
     /// Calls `body` with every distinct blob the staged variants reference.
     func forEachBlob(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
+        try stageDeferredRows()
         try indexBlobs()
         let statement = try staging.statement(
             "SELECT DISTINCT blob_sha256, format, byte_count FROM variants ORDER BY blob_sha256, format")
@@ -304,6 +336,7 @@ final class IndexBuilder {
 
     /// Whether a staged variant references the blob `sha256` in `format`'s file.
     func references(sha256: String, fileExtension: String) throws -> Bool {
+        try stageDeferredRows()
         try indexBlobs()
         let statement = try staging.statement("SELECT format FROM variants WHERE blob_sha256 = ?")
         defer { try? statement.reset() }
@@ -314,7 +347,13 @@ final class IndexBuilder {
         return false
     }
 
+    /// The rows of a staging table (deferred rows are staged first).
     func count(_ table: String) throws -> Int {
+        if table != "added_blobs" { try stageDeferredRows() }
+        return try stagedCount(table)
+    }
+
+    private func stagedCount(_ table: String) throws -> Int {
         let statement = try staging.statement("SELECT COUNT(*) FROM \(table)")
         defer { try? statement.reset() }
         return try statement.step() ? statement.int(0) : 0
@@ -381,16 +420,16 @@ final class IndexBuilder {
     /// connections may read the staging file (``blobTotals(ofStagingAt:)``) until it is next written.
     func endStaging() throws {
         guard !published else { return }
+        try stageDeferredRows()
         published = true
         try staging.execute("COMMIT")
     }
 
     /// The digest of the index ``publish(to:createdAt:manifestFingerprint:shard:)`` would write:
     /// its `meta` rows and the staged rows' ``RowsDigest``; `nil` when rows were staged other
-    /// than by ``add(_:variants:)``. Staging ends here.
+    /// than by ``add(_:variants:)``. Deferred rows stay unstaged: their digest and counts are known.
     func contentsDigest(createdAt: Date?, manifestFingerprint: String?, shard: Shard?) throws -> String? {
         guard let rowsDigest else { return nil }
-        try endStaging()
         var text = "rows \(rowsDigest.hex)\n"
         for (key, value) in try metaRows(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard) {
             text += "meta \(key.count) \(key) \(value.utf8.count) \(value)\n"
@@ -404,8 +443,8 @@ final class IndexBuilder {
             (BundleFormat.MetaKey.formatMajor, String(BundleFormat.majorVersion)),
             (BundleFormat.MetaKey.formatMinor, String(BundleFormat.minorVersion)),
             (BundleFormat.MetaKey.generator, generator),
-            (BundleFormat.MetaKey.sourceCount, String(try count("sources"))),
-            (BundleFormat.MetaKey.variantCount, String(try count("variants"))),
+            (BundleFormat.MetaKey.sourceCount, String(try stagedCount("sources") + (deferred?.sourceCount ?? 0))),
+            (BundleFormat.MetaKey.variantCount, String(try stagedCount("variants") + (deferred?.variantCount ?? 0))),
         ]
         if let createdAt {
             meta.append((BundleFormat.MetaKey.createdAt, ISO8601DateFormatter().string(from: createdAt)))

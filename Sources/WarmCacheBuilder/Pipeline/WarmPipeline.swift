@@ -51,10 +51,17 @@ public struct WarmPipeline: Sendable {
         // File-system work (listing, creating, sweeping, SQLite, syncfs) never runs on the cooperative
         // pool: a blocked pool thread would stall downloads and their timers.
         let records: CacheRecords
+        let bundlePath = plan.output.standardizedFileURL.path
         do {
             records = try await BlockingWork.run {
                 try writer.prepare()
-                return try CacheRecords(cacheDirectory: cacheDirectory)
+                let records = try CacheRecords(cacheDirectory: cacheDirectory)
+                // The last warm's record of the index lets a commit that changes nothing skip
+                // staging the rows: they wait unstaged until the run adds a blob.
+                if records.publishedIndex(ofBundleAt: bundlePath) != nil {
+                    try writer.deferRows()
+                }
+                return records
             }
         } catch let error as SQLiteError {
             await BlockingWork.run { writer.abandon() }
@@ -256,7 +263,6 @@ public struct WarmPipeline: Sendable {
         }
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
-            let bundlePath = plan.output.standardizedFileURL.path
             let summary = try await BlockingWork.run {
                 let committed = try writer.commit(manifestFingerprint: fingerprint, shard: shard,
                                                   lastPublished: records.publishedIndex(ofBundleAt: bundlePath))
