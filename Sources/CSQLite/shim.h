@@ -1,6 +1,1 @@
 #include <sqlite3.h>
-
-/* sqlite3_db_config is variadic, which Swift cannot call: one setting, wrapped. */
-static inline int wc_sqlite_keep_wal_on_close(sqlite3 *db) {
-    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
-}

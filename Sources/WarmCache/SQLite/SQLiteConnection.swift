@@ -66,13 +66,6 @@ package final class SQLiteConnection {
         return "file:\(escaped)?mode=ro&immutable=1"
     }
 
-    /// Leaves the write-ahead log as it is when the connection closes, instead of copying it into
-    /// the database file first (SQLite still does that inside a commit once the log passes 1,000
-    /// pages): for a file whose runs rewrite the same pages each time.
-    package func keepWriteAheadLogOnClose() {
-        _ = wc_sqlite_keep_wal_on_close(handle)
-    }
-
     /// Runs one or more statements that return no rows.
     package func execute(_ sql: String) throws {
         var error: UnsafeMutablePointer<CChar>?

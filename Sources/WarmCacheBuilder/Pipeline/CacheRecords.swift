@@ -89,10 +89,6 @@ final class CacheRecords: @unchecked Sendable {
         // cache a re-warm of 8,000 sources read 37,000 pages from the file, with 16 MB 12,500
         // (each page about once). A bound, whatever the number of sources.
         try connection.execute("PRAGMA cache_size = -16384")
-        // A re-warm rewrites the same confirmation pages every run: copied from the log into the
-        // file at each close, that was 8 ms of a 0.6 s re-warm of 8,000. SQLite still copies the
-        // log in, during a commit, once it passes 1,000 pages (4 MB).
-        connection.keepWriteAheadLogOnClose()
         try connection.execute(setup)
         return connection
     }
