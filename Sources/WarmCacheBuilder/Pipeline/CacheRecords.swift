@@ -38,6 +38,8 @@ final class CacheRecords: @unchecked Sendable {
     /// Confirmations not committed yet: record name and time in milliseconds.
     private let pendingConfirmations = Locked<[(name: String, milliseconds: Int64)]>([])
     private static let confirmationBatch = 8192
+    /// How long a writer waits for another run's lock on the file.
+    private static let busyTimeoutMilliseconds = 30_000
 
     static let fileName = "records.sqlite"
 
@@ -84,7 +86,7 @@ final class CacheRecords: @unchecked Sendable {
 
     private static func open(_ path: String) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, readOnly: false)
-        try connection.execute("PRAGMA busy_timeout = 30000")
+        try connection.execute("PRAGMA busy_timeout = \(busyTimeoutMilliseconds)")
         // Records are read in no useful order (keys are hashes): with SQLite's default 2 MB of
         // cache a re-warm of 8,000 sources read 37,000 pages from the file, with 16 MB 12,500
         // (each page about once). A bound, whatever the number of sources.
@@ -169,13 +171,22 @@ final class CacheRecords: @unchecked Sendable {
         if let batch { try commit(batch) }
     }
 
-    /// Commits the confirmations still in memory. The pipeline calls it once its sources are done.
+    /// Commits the confirmations still in memory, then copies the write-ahead log into the file
+    /// and empties it. The pipeline calls it once its sources are done, beside the bundle's
+    /// commit: closing the records (which checkpoints whatever the log still holds) then costs
+    /// the end of the run nothing, and the next run opens no log to replay. A log that another
+    /// run sharing the cache directory is reading is left to a later checkpoint, without waiting.
     func flush() throws {
         let batch = pendingConfirmations.withLock { pending in
             defer { pending.removeAll() }
             return pending
         }
         if !batch.isEmpty { try commit(batch) }
+        try? withConnection { connection in
+            try connection.execute("PRAGMA busy_timeout = 0")
+            defer { try? connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)") }
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 
     private func commit(_ confirmations: [(name: String, milliseconds: Int64)]) throws {

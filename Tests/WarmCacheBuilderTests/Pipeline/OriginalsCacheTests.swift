@@ -191,4 +191,22 @@ import WarmCache
         #expect(cache.validRecord(at: entry)?.record == record)
         #expect(cache.records.original(named: "name-1") == nil, "the damaged records are gone, not half kept")
     }
+
+    /// Each re-warm confirms every original; the log those confirmations go through is emptied at
+    /// the end of each run, so it neither grows from run to run nor has to be replayed by the next.
+    @Test func theRecordsLogIsEmptiedAtTheEndOfEachRun() throws {
+        let directory = try BundleFixtures.temporaryDirectory("originals")
+        let log = directory.appendingPathComponent(CacheRecords.fileName + "-wal").path
+        let cache = try Self.cache(in: directory)
+        let entries = (0..<2000).map { cache.entry(for: SourceIdentifier(verbatim: "https://img.example.com/\($0).jpg")) }
+        try cache.records.saveAll(originals: entries.map { ($0.name, Data("record".utf8), nil) }, renders: [])
+        for _ in 0..<5 {
+            let records = try CacheRecords(cacheDirectory: directory)
+            let run = OriginalsCache(cacheDirectory: directory, records: records)
+            for entry in entries { try run.confirm(entry) }
+            try records.flush()
+            let size = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+            #expect(size == 0, "the log holds \(size) bytes after a run's flush")
+        }
+    }
 }
