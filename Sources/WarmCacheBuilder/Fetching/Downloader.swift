@@ -51,21 +51,23 @@ struct Downloader: Sendable {
     func attempt(
         _ url: URL, validators: CacheValidators?, stagingBeside destination: URL, logger: Logger
     ) async throws -> AttemptOutcome {
-        let origin = URLRules.origin(of: url)
         var current = url
-        var visited: Set<String> = [url.absoluteString]
+        // The URLs visited, once the first redirect comes (most attempts have none).
+        var visited: Set<String> = []
         var deadline: NIODeadline?
 
         // One pass per hop; at most maxRedirects redirects, then one more for the answer.
-        for _ in 0...configuration.maxRedirects {
-            let sendsCustomHeaders = URLRules.origin(of: current) == origin
+        for hopNumber in 0...configuration.maxRedirects {
+            let sendsCustomHeaders = hopNumber == 0 || URLRules.origin(of: current) == URLRules.origin(of: url)
             if !sendsCustomHeaders, !configuration.headers(forHost: url.host).isEmpty {
                 logger.debug("Not sending configured headers across origins", metadata: ["to": "\(current)"])
             }
             let request = makeRequest(current, validators: validators, customHeaders: sendsCustomHeaders)
             let hopURL = current
-            let hop = try await withPermits(for: hopURL) {
-                if let known = unreachable.withLock({ $0[URLRules.hostKey(of: hopURL)] }) {
+            // Once per hop: the permits, the hosts written off and the hosts that answered are keyed by it.
+            let hostKey = URLRules.hostKey(of: hopURL)
+            let hop = try await withPermits(forHost: hostKey) {
+                if let known = unreachable.withLock({ $0[hostKey] }) {
                     throw AttemptFailure(kind: known)
                 }
                 // The whole-attempt clock starts once the first request may go out, so
@@ -74,12 +76,12 @@ struct Downloader: Sendable {
                 deadline = hopDeadline
                 do {
                     return try await self.exchange(
-                        request, url: hopURL, deadline: hopDeadline, validators: validators,
+                        request, url: hopURL, hostKey: hostKey, deadline: hopDeadline, validators: validators,
                         stagingBeside: destination, logger: logger)
                 } catch {
                     let classified = classify(error, url: hopURL)
                     if let failure = classified as? AttemptFailure, failure.kind.meansHostUnreachable {
-                        markUnreachable(hopURL, failure.kind)
+                        markUnreachable(hostKey, failure.kind)
                     }
                     throw classified
                 }
@@ -90,6 +92,7 @@ struct Downloader: Sendable {
             case .redirect(let status, let location):
                 let next = try URLRules.redirectTarget(location, from: current)
                 logger.trace("Following redirect", metadata: ["status": "\(status)", "location": "\(next)"])
+                if visited.isEmpty { visited.insert(url.absoluteString) }
                 if visited.contains(next.absoluteString) {
                     throw AttemptFailure(kind: .tooManyRedirects(limit: configuration.maxRedirects, loop: true))
                 }
@@ -109,11 +112,11 @@ struct Downloader: Sendable {
     /// has no body (HTTP forbids one), so the answer to a revalidation, most of a re-warm's
     /// requests, costs no timer task.
     private func exchange(
-        _ request: HTTPClientRequest, url: URL, deadline: NIODeadline, validators: CacheValidators?,
+        _ request: HTTPClientRequest, url: URL, hostKey: String, deadline: NIODeadline, validators: CacheValidators?,
         stagingBeside destination: URL, logger: Logger
     ) async throws -> Hop {
         let response = try await clients.client(for: url).execute(request, deadline: deadline, logger: logger)
-        _ = reached.withLock { $0.insert(URLRules.hostKey(of: url)) }
+        reached.withLock { if !$0.contains(hostKey) { $0.insert(hostKey) } }
         let status = Int(response.status.code)
         logger.debug("HTTP \(status)", metadata: ["url": "\(url)"])
         let remaining = Double((deadline - .now()).nanoseconds) / 1e9
@@ -194,9 +197,9 @@ struct Downloader: Sendable {
 
     // MARK: Helpers
 
-    /// Makes later attempts to `url`'s host fail at once with `kind`, unless it has answered before.
-    func markUnreachable(_ url: URL, _ kind: FetchError.Kind) {
-        let host = URLRules.hostKey(of: url)
+    /// Makes later attempts to the host (``URLRules/hostKey(of:)``) fail at once with `kind`,
+    /// unless it has answered before.
+    func markUnreachable(_ host: String, _ kind: FetchError.Kind) {
         guard !reached.withLock({ $0.contains(host) }) else { return }
         unreachable.withLock { $0[host] = kind }
     }
@@ -206,11 +209,11 @@ struct Downloader: Sendable {
         unreachable.withLock { $0[URLRules.hostKey(of: url)] != nil }
     }
 
-    /// Holds a permit for the URL's host, then a global one, while `body` runs. The host
-    /// permit comes first so that a task waiting on a busy host does not sit on a global
-    /// permit that requests to other hosts could use.
-    private func withPermits<T>(for url: URL, _ body: () async throws -> T) async throws -> T {
-        try await hostLimits.semaphore(for: URLRules.hostKey(of: url)).withPermit {
+    /// Holds a permit for the host (``URLRules/hostKey(of:)``), then a global one, while `body`
+    /// runs. The host permit comes first so that a task waiting on a busy host does not sit on a
+    /// global permit that requests to other hosts could use.
+    private func withPermits<T>(forHost host: String, _ body: () async throws -> T) async throws -> T {
+        try await hostLimits.semaphore(for: host).withPermit {
             try await globalLimit.withPermit(body)
         }
     }

@@ -138,7 +138,9 @@ public struct FetcherConfiguration: Sendable {
     /// The headers sent to `host`: the global ones, with that host's own added or replacing
     /// those of the same (case-insensitive) name.
     func headers(forHost host: String?) -> [(name: String, value: String)] {
-        guard let host, let specific = hostHeaders[host.lowercased()], !specific.isEmpty else { return headers }
+        guard !hostHeaders.isEmpty, let host, let specific = hostHeaders[host.lowercased()], !specific.isEmpty else {
+            return headers
+        }
         let overridden = Set(specific.map { $0.name.lowercased() })
         return headers.filter { !overridden.contains($0.name.lowercased()) } + specific
     }
