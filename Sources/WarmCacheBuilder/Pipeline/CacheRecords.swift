@@ -171,17 +171,21 @@ final class CacheRecords: @unchecked Sendable {
         if let batch { try commit(batch) }
     }
 
-    /// Commits the confirmations still in memory, then copies the write-ahead log into the file
-    /// and empties it. The pipeline calls it once its sources are done, beside the bundle's
-    /// commit: closing the records (which checkpoints whatever the log still holds) then costs
-    /// the end of the run nothing, and the next run opens no log to replay. A log that another
-    /// run sharing the cache directory is reading is left to a later checkpoint, without waiting.
+    /// Commits the confirmations still in memory. The pipeline calls it once its sources are done.
     func flush() throws {
         let batch = pendingConfirmations.withLock { pending in
             defer { pending.removeAll() }
             return pending
         }
         if !batch.isEmpty { try commit(batch) }
+    }
+
+    /// Copies the write-ahead log into the file and empties it. The pipeline calls it at the end
+    /// of a run, beside writing the report: closing the records (which checkpoints whatever the log
+    /// still holds) then costs the run nothing, and the next run opens no log to replay. A log
+    /// that another run sharing the cache directory is reading is left to a later checkpoint,
+    /// without waiting.
+    func checkpointLog() {
         try? withConnection { connection in
             try connection.execute("PRAGMA busy_timeout = 0")
             defer { try? connection.execute("PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)") }

@@ -51,17 +51,22 @@ public struct WarmPipeline: Sendable {
         // File-system work (listing, creating, sweeping, SQLite, syncfs) never runs on the cooperative
         // pool: a blocked pool thread would stall downloads and their timers.
         let records: CacheRecords
+        // What the last warm into this bundle left there (with this cache directory), and what
+        // this one's commit leaves (saved with the run's last write to the records).
+        let lastPublished: PublishedIndex?
+        var committedIndex: PublishedIndex?? = nil
         let bundlePath = plan.output.standardizedFileURL.path
         do {
-            records = try await BlockingWork.run {
+            (records, lastPublished) = try await BlockingWork.run {
                 try writer.prepare()
                 let records = try CacheRecords(cacheDirectory: cacheDirectory)
+                let lastPublished = records.publishedIndex(ofBundleAt: bundlePath)
                 // The last warm's record of the index lets a commit that changes nothing skip
                 // staging the rows: they wait unstaged until the run adds a blob.
-                if records.publishedIndex(ofBundleAt: bundlePath) != nil {
+                if lastPublished != nil {
                     try writer.deferRows()
                 }
-                return records
+                return (records, lastPublished)
             }
         } catch let error as SQLiteError {
             await BlockingWork.run { writer.abandon() }
@@ -225,7 +230,17 @@ public struct WarmPipeline: Sendable {
         await sweep.value
 
         func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {
-            await confirmations.value
+            // While the report is written, once the confirmations are in: the record of the index
+            // just committed (one that cannot be saved only costs the next run a comparison of the
+            // rows), then the records' log into their file (nothing writes the records after that).
+            let committed = committedIndex
+            let checkpoint = Task {
+                await confirmations.value
+                await BlockingWork.run {
+                    if let committed { try? records.savePublishedIndex(committed, ofBundleAt: bundlePath) }
+                    records.checkpointLog()
+                }
+            }
             let lines = await reportLines?.value
             report.status = status
             report.seconds = ProcessInfo.processInfo.systemUptime - started
@@ -243,9 +258,11 @@ public struct WarmPipeline: Sendable {
                     return try log.failures()
                 }
             } catch {
+                await checkpoint.value
                 throw WarmError(.fileSystem, "cannot write the report"
                     + (options.reportURL.map { " to \($0.path)" } ?? "") + ": \(error)", report: report)
             }
+            await checkpoint.value
             return report
         }
 
@@ -263,13 +280,12 @@ public struct WarmPipeline: Sendable {
         }
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
-            let summary = try await BlockingWork.run {
-                let committed = try writer.commit(manifestFingerprint: fingerprint, shard: shard,
-                                                  lastPublished: records.publishedIndex(ofBundleAt: bundlePath))
-                // A record that cannot be saved only costs the next run a comparison of the rows.
-                try? records.savePublishedIndex(committed.published, ofBundleAt: bundlePath)
-                return committed.summary
+            // The records are not touched here: the confirmations may still be going in.
+            let committed = try await BlockingWork.run {
+                try writer.commit(manifestFingerprint: fingerprint, shard: shard, lastPublished: lastPublished)
             }
+            committedIndex = .some(committed.published)
+            let summary = committed.summary
             report.totals.blobsRemoved = summary.blobsRemoved
             report.removedSources = summary.removedSources
         } catch {
