@@ -85,6 +85,33 @@ import WarmCacheTestSupport
         }
     }
 
+    /// The warning dates the cached original by the last `304` that confirmed it, not by its
+    /// download (a re-warm does not read confirmations unless `--max-age` asks; the warning does).
+    @Test func theWarningDatesTheOriginalByItsLastConfirmation() async throws {
+        let images = try SourceImages.distinct(1)
+        let routes: [String: FixtureRoute] = [
+            "/c/0": .image(images[0].bytes, contentType: images[0].contentType, etag: "\"c0\""),
+        ]
+        try await withWorld(routes: routes) { scratch, server in
+            let url = server.url("/c/0")
+            let manifest = try scratch.write(Manifests.yaml(urls: [url]), to: "manifest.yml")
+            let options = Warm.options(cache: scratch.path("cache"))
+            _ = try await Warm.run(manifest, options: options).published()
+            // The warning's date has whole seconds: the confirmation comes a second later at least.
+            try await Task.sleep(nanoseconds: 1_100_000_000)
+            let confirmedAfter = Date()
+            #expect(try await Warm.run(manifest, options: options).published().totals.revalidated == 1)
+
+            server.setRoute("/c/0", .status(503, body: "maintenance"))
+            let report = try await Warm.run(manifest, options: options).published()
+            let warning = try #require(report.source(url)?.warnings.first)
+            let date = try #require(warning.components(separatedBy: " from ").last.flatMap {
+                ISO8601DateFormatter().date(from: $0)
+            }, "\(warning)")
+            #expect(date >= confirmedAfter.addingTimeInterval(-1), "\(warning)")
+        }
+    }
+
     @Test func serverDownWithStrictFailsAndKeepsTheBundle() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

@@ -121,6 +121,7 @@ final class CacheRecords: @unchecked Sendable {
         SELECT o.record, max(coalesce(o.confirmed_at_ms, 0), coalesce(c.at_ms, 0))
         FROM originals o LEFT JOIN confirmations c ON c.name = o.name WHERE o.name = ?1
         """)
+    private static let selectOriginalOnly = (slot: 7, sql: "SELECT record, confirmed_at_ms FROM originals WHERE name = ?1")
     private static let upsertOriginal =
         (slot: 1, sql: "INSERT OR REPLACE INTO originals (name, record, confirmed_at_ms) VALUES (?1, ?2, ?3)")
     private static let confirm = (slot: 2, sql: "INSERT OR REPLACE INTO confirmations (name, at_ms) VALUES (?1, ?2)")
@@ -136,11 +137,13 @@ final class CacheRecords: @unchecked Sendable {
     // MARK: Originals
 
     /// An original's record and when a `304` last confirmed it unchanged (if after the record was
-    /// saved); `nil` when there is none or it cannot be read.
-    func original(named name: String) -> (record: Data, confirmedAt: Date?)? {
+    /// saved); `nil` when there is none or it cannot be read. Without `includingConfirmations`,
+    /// the confirmations noted since the record was saved are not looked up (one look-up less per
+    /// source of a re-warm: only `--max-age` needs them).
+    func original(named name: String, includingConfirmations: Bool = true) -> (record: Data, confirmedAt: Date?)? {
         try? withConnection { connection in
-            let statement = try connection.statement(slot: Self.selectOriginal.slot, Self.selectOriginal.sql)
-                .bind(.text(name))
+            let query = includingConfirmations ? Self.selectOriginal : Self.selectOriginalOnly
+            let statement = try connection.statement(slot: query.slot, query.sql).bind(.text(name))
             guard try statement.step(), let record = statement.blob(0) else { return nil }
             let milliseconds = statement.optionalInt(1) ?? 0
             let confirmed = milliseconds > 0 ? Date(timeIntervalSince1970: Double(milliseconds) / 1000) : nil

@@ -85,9 +85,11 @@ struct OriginalAcquirer: Sendable {
         return check(source.identifier)
     }
 
+    /// When an original was last confirmed matters only to `--max-age` (and to the warning of a
+    /// failed revalidation, which looks it up then).
     private func check(_ identifier: SourceIdentifier) -> Cached {
         let entry = cache.entry(for: identifier)
-        return Cached(entry: entry, found: cache.validRecord(at: entry))
+        return Cached(entry: entry, found: cache.validRecord(at: entry, includingConfirmations: options.maxAge != nil))
     }
 
     /// Step 2: gets `source`'s original, given what ``check(_:)`` found (read now if `nil`).
@@ -141,8 +143,12 @@ struct OriginalAcquirer: Sendable {
             outcome = try await fetcher.fetch(url, to: destination, validators: record?.validators)
         } catch let error as FetchError {
             if let record, !options.strict, error.kind.isTransient {
+                let cache = self.cache
+                let checkedAt = await BlockingWork.run {
+                    cache.validRecord(at: entry, includingConfirmations: true)?.record.checkedAt
+                } ?? record.checkedAt
                 let warning = "revalidation failed (\(error.summary)); using the cached original "
-                    + "from \(ISO8601DateFormatter().string(from: record.checkedAt))"
+                    + "from \(ISO8601DateFormatter().string(from: checkedAt))"
                 logger.debug("\(url.absoluteString): \(warning)")
                 return cached(record, warning: warning)
             }

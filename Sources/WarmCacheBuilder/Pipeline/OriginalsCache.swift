@@ -71,9 +71,11 @@ struct OriginalsCache: Sendable {
     /// removed) if there is none. The bytes are hashed only when the file's stamp is not the
     /// recorded one; the record returned holds the stamp under which they were checked, and
     /// `isSaved` says whether the saved record already holds that stamp (then ``confirm(_:)``
-    /// can stand in for ``save(_:at:)``).
-    func validRecord(at entry: Entry) -> (record: OriginalRecord, isSaved: Bool)? {
-        guard let (text, confirmedAt) = records.original(named: entry.name),
+    /// can stand in for ``save(_:at:)``). Without `includingConfirmations`, the record's
+    /// `checkedAt` is when it was saved, not when a `304` last confirmed it (see
+    /// ``CacheRecords/original(named:includingConfirmations:)``).
+    func validRecord(at entry: Entry, includingConfirmations: Bool = true) -> (record: OriginalRecord, isSaved: Bool)? {
+        guard let (text, confirmedAt) = records.original(named: entry.name, includingConfirmations: includingConfirmations),
               var record = OriginalRecord(text: text), record.identifier == entry.identifier.rawValue else {
             return nil
         }
