@@ -69,6 +69,8 @@ int wc_image_space(const WCImage *image);
 /** 1 if pixels are 8-bit unsigned. */
 int wc_image_is_uchar(const WCImage *image);
 int wc_image_has_icc(const WCImage *image);
+int wc_image_icc_is_srgb(const WCImage *image);
+int wc_icc_is_srgb(const void *data, size_t length);
 /** Number of pages (frames) the file holds, 1 for a still image. */
 int wc_image_pages(WCImage *image);
 /** EXIF orientation 1–8 (1 when absent). */

@@ -4,15 +4,22 @@ import WarmCache
 
 /// Reads a source's header with libvips, without decoding pixels.
 enum HeaderReader {
-    static func read(_ bytes: Data, name: String, failOn: Int32) throws(ImagingError) -> SourceImageInfo {
-        let result: Result<SourceImageInfo, ImagingError> = bytes.withUnsafeBytes { buffer in
+    /// What the header says, and whether its embedded profile is the standard sRGB one (then its
+    /// pixels are decoded as they are, without a colour transform to sRGB).
+    struct Header {
+        var info: SourceImageInfo
+        var hasSRGBProfile: Bool
+    }
+
+    static func read(_ bytes: Data, name: String, failOn: Int32) throws(ImagingError) -> Header {
+        let result: Result<Header, ImagingError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(ImagingError) in try read(buffer, byteCount: bytes.count, name: name, failOn: failOn) }
         }
         return try result.get()
     }
 
     private static func read(_ buffer: UnsafeRawBufferPointer, byteCount: Int, name: String,
-                             failOn: Int32) throws(ImagingError) -> SourceImageInfo {
+                             failOn: Int32) throws(ImagingError) -> Header {
         guard let base = buffer.baseAddress, byteCount > 0,
               let loaderName = wc_find_loader(base, byteCount).map({ String(cString: $0) }) else {
             _ = VipsCallError.take("find loader")  // clears "not a known format" under the lock
@@ -37,7 +44,7 @@ enum HeaderReader {
         case .cmyk: .cmyk
         case .other: .other
         }
-        return SourceImageInfo(
+        let info = SourceImageInfo(
             format: InputLoaders.format(ofFamily: family, heifCompression: heifCompression(of: header)),
             loader: family,
             pixelWidth: swapsSides ? stored.height : stored.width,
@@ -49,6 +56,7 @@ enum HeaderReader {
             hasICCProfile: header.hasICCProfile,
             colorModel: colorModel,
             byteCount: byteCount)
+        return Header(info: info, hasSRGBProfile: header.hasSRGBProfile)
     }
 
     private static func heifCompression(of header: VipsImage) -> String? {

@@ -60,13 +60,14 @@ public final class ImagingEngine: Sendable {
             throw ImagingError(.tooManyBytes, source: name,
                                message: "\(bytes.count) bytes exceeds the limit of \(configuration.maxInputBytes)")
         }
-        let info = try HeaderReader.read(bytes, name: name, failOn: failLevel)
+        let header = try HeaderReader.read(bytes, name: name, failOn: failLevel)
+        let info = header.info
         guard info.pixelSize.area <= configuration.maxPixels else {
             throw ImagingError(.tooManyPixels, source: name,
                                message: "\(info.pixelSize) is \(info.pixelSize.area) pixels, over the limit of "
                                    + "\(configuration.maxPixels)")
         }
-        return OpenedSource(name: name, info: info, bytes: bytes, engine: self)
+        return OpenedSource(name: name, info: info, hasSRGBProfile: header.hasSRGBProfile, bytes: bytes, engine: self)
     }
 
     /// The libvips `fail_on` level the configuration asks for.

@@ -12,11 +12,14 @@ public struct OpenedSource: Sendable {
     public let info: SourceImageInfo
     /// The encoded source.
     public let bytes: Data
+    /// Whether the embedded profile is the standard sRGB one: its pixels need no transform to sRGB.
+    let hasSRGBProfile: Bool
     let engine: ImagingEngine
 
-    init(name: String, info: SourceImageInfo, bytes: Data, engine: ImagingEngine) {
+    init(name: String, info: SourceImageInfo, hasSRGBProfile: Bool, bytes: Data, engine: ImagingEngine) {
         self.name = name
         self.info = info
+        self.hasSRGBProfile = hasSRGBProfile
         self.bytes = bytes
         self.engine = engine
     }
@@ -47,7 +50,8 @@ public struct OpenedSource: Sendable {
         let result: Result<RenderedSource, ImagingError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(ImagingError) in
                 let decoder = SourceDecoder(bytes: buffer, name: name, failOn: engine.failLevel)
-                let renderer = VariantRenderer(plan: plan, source: info, name: name, decoder: decoder)
+                let renderer = VariantRenderer(plan: plan, source: info, hasSRGBProfile: hasSRGBProfile, name: name,
+                                               decoder: decoder)
                 let placeholder = try renderer.placeholder(kinds)
                 return RenderedSource(variants: try renderer.renderAll(), placeholder: placeholder)
             }

@@ -52,10 +52,12 @@ enum ColourMode: Hashable {
     }
 
     /// The profile the decoder converts into: `srgb` when the source has a profile to leave
-    /// (or is CMYK), none when the pixels are already sRGB or stay in the source's profile.
-    func exportProfile(for source: SourceImageInfo) -> String? {
+    /// (or is CMYK), none when the pixels are already sRGB (no profile, or the standard sRGB
+    /// one: a transform would change nothing but cost one per pixel) or stay in the source's profile.
+    func exportProfile(for source: SourceImageInfo, hasSRGBProfile: Bool) -> String? {
         switch self {
-        case .sRGB: return source.hasICCProfile || source.colorModel == .cmyk ? "srgb" : nil
+        case .sRGB:
+            return (source.hasICCProfile && !hasSRGBProfile) || source.colorModel == .cmyk ? "srgb" : nil
         case .sourceProfile: return nil
         }
     }

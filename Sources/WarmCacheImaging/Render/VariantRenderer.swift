@@ -7,14 +7,18 @@ import WarmCache
 final class VariantRenderer {
     private let plan: RenderPlan
     private let source: SourceImageInfo
+    private let hasSRGBProfile: Bool
     private let name: String
     private let decoder: SourceDecoder
     private var decodes: [RenderPlan.Decode: VipsImage] = [:]
     private var decodeUsesLeft: [RenderPlan.Decode: Int]
+    /// Per decode, the last size scaled from it, in memory, while later recipes still use the decode.
+    private var cascade: [RenderPlan.Decode: VipsImage] = [:]
 
-    init(plan: RenderPlan, source: SourceImageInfo, name: String, decoder: SourceDecoder) {
+    init(plan: RenderPlan, source: SourceImageInfo, hasSRGBProfile: Bool, name: String, decoder: SourceDecoder) {
         self.plan = plan
         self.source = source
+        self.hasSRGBProfile = hasSRGBProfile
         self.name = name
         self.decoder = decoder
         self.decodeUsesLeft = plan.decodeUses
@@ -31,31 +35,38 @@ final class VariantRenderer {
     }
 
     /// Every planned variant, encoded, in plan order.
+    ///
+    /// Recipes are rendered largest first, and each is resampled from the smallest image already
+    /// scaled from the same decode that still covers it (a cascade: 1024 → 512 → 256 … instead of
+    /// every size from the 1024 decode), as a photo pipeline halves its way down.
     func renderAll() throws(ImagingError) -> [EncodedVariant] {
-        var recipeUsesLeft = plan.recipeUses
+        var recipeUses = plan.recipeUses
         var shared: [PixelRecipe: VipsImage] = [:]
-        var encoded: [EncodedVariant] = []
-        encoded.reserveCapacity(plan.variants.count)
-        for variant in plan.variants {
+        var encoded: [EncodedVariant?] = Array(repeating: nil, count: plan.variants.count)
+        let order = plan.variants.indices.sorted {
+            plan.variants[$0].recipe.fit.scaled.area > plan.variants[$1].recipe.fit.scaled.area
+        }
+        for index in order {
+            let variant = plan.variants[index]
             let recipe = variant.recipe
             let pixels: VipsImage
             if let cached = shared[recipe] {
                 pixels = cached
             } else {
-                pixels = try render(recipe, shared: (recipeUsesLeft[recipe] ?? 0) > 1)
+                pixels = try render(recipe, shared: (recipeUses[recipe] ?? 0) > 1)
                 shared[recipe] = pixels
             }
-            recipeUsesLeft[recipe, default: 1] -= 1
-            if recipeUsesLeft[recipe] == 0 { shared[recipe] = nil }
-            encoded.append(try VariantFinisher.finish(pixels, variant: variant, name: name))
+            recipeUses[recipe, default: 1] -= 1
+            if recipeUses[recipe] == 0 { shared[recipe] = nil }
+            encoded[index] = try VariantFinisher.finish(pixels, variant: variant, name: name)
         }
-        return encoded
+        return encoded.compactMap { $0 }
     }
 
     /// A decode, computed on first use.
     private func decoded(_ decode: RenderPlan.Decode) throws(ImagingError) -> VipsImage {
         if let image = decodes[decode] { return image }
-        let image = try decoder.decode(size: decode.size, exportProfile: decode.colour.exportProfile(for: source))
+        let image = try decoder.decode(size: decode.size, exportProfile: decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile))
         decodes[decode] = image
         return image
     }
@@ -64,7 +75,10 @@ final class VariantRenderer {
     /// their own reference while they are still being encoded).
     private func release(_ decode: RenderPlan.Decode) {
         decodeUsesLeft[decode, default: 1] -= 1
-        if decodeUsesLeft[decode] == 0 { decodes[decode] = nil }
+        if decodeUsesLeft[decode] == 0 {
+            decodes[decode] = nil
+            cascade[decode] = nil
+        }
     }
 
     /// Sizes, finishes and processes one recipe; computed into memory when several encodes read it.
@@ -75,7 +89,18 @@ final class VariantRenderer {
         let base = try decoded(decode)
         defer { release(decode) }
         do {
-            var image = try base.resized(to: recipe.fit.scaled)
+            let target = recipe.fit.scaled
+            var image: VipsImage
+            if let scaled = cascade[decode], scaled.size.width >= target.width, scaled.size.height >= target.height {
+                image = try scaled.resized(to: target)
+            } else {
+                image = try base.resized(to: target)
+            }
+            // The next (smaller) recipe of this decode starts from these pixels.
+            if (decodeUsesLeft[decode] ?? 0) > 1, image.size != base.size {
+                image = try image.copiedToMemory()
+                cascade[decode] = image
+            }
             switch recipe.fit.finish {
             case .none:
                 break

@@ -52,6 +52,8 @@ extension VipsImage {
     var hasAlpha: Bool { wc_image_has_alpha(pointer) != 0 }
     var isUChar: Bool { wc_image_is_uchar(pointer) != 0 }
     var hasICCProfile: Bool { wc_image_has_icc(pointer) != 0 }
+    /// Whether the embedded profile is the standard sRGB one (`wc_image_icc_is_srgb`).
+    var hasSRGBProfile: Bool { wc_image_icc_is_srgb(pointer) != 0 }
     var pageCount: Int { max(1, Int(wc_image_pages(pointer))) }
     var orientation: Int { Int(wc_image_orientation(pointer)) }
     var space: VipsColourSpace { VipsColourSpace(rawValue: wc_image_space(pointer)) ?? .other }

@@ -78,3 +78,58 @@ import WarmCache
         }
     }
 }
+
+/// Sources whose embedded profile is the standard sRGB one are decoded as they are: converting
+/// them to sRGB would change nothing but cost a colour transform per pixel.
+@Suite struct StandardSRGBProfileTests {
+    /// A minimal RGB display profile whose only tag is its description, as a v2 `desc` or a
+    /// v4 `mluc`.
+    static func profile(named name: String, mluc: Bool = false, space: String = "RGB ") -> [UInt8] {
+        func u32(_ value: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((value >> $0) & 0xff) } }
+        let text: [UInt8] = mluc ? Array(name.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
+                                 : Array(name.utf8) + [0]
+        let tag: [UInt8] = mluc
+            ? Array("mluc".utf8) + u32(0) + u32(1) + u32(12) + Array("enUS".utf8) + u32(text.count) + u32(28) + text
+            : Array("desc".utf8) + u32(0) + u32(text.count) + text
+        var header = [UInt8](repeating: 0, count: 128)
+        header.replaceSubrange(12..<16, with: Array("mntr".utf8))
+        header.replaceSubrange(16..<20, with: Array(space.utf8))
+        header.replaceSubrange(20..<24, with: Array("XYZ ".utf8))
+        header.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        let bytes = header + u32(1) + Array("desc".utf8) + u32(144) + u32(tag.count) + tag
+        return bytes
+    }
+
+    static func isSRGB(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { wc_icc_is_srgb($0.baseAddress, $0.count) != 0 }
+    }
+
+    @Test func theStandardNamesAreRecognisedAndNothingElse() {
+        for name in ["sRGB IEC61966-2.1", "sRGB IEC61966-2-1 black scaled", "sRGB", "sRGB built-in"] {
+            #expect(Self.isSRGB(Self.profile(named: name)), "\(name)")
+            #expect(Self.isSRGB(Self.profile(named: name, mluc: true)), "\(name) (mluc)")
+        }
+        for name in ["Display P3", "scRGB", "Adobe RGB (1998)", "sRGB-like monitor", "sRGB2 custom", ""] {
+            #expect(!Self.isSRGB(Self.profile(named: name)), "\(name)")
+        }
+        #expect(!Self.isSRGB(Self.profile(named: "sRGB IEC61966-2.1", space: "CMYK")))
+        let whole = Self.profile(named: "sRGB IEC61966-2.1")
+        for length in [0, 100, 131, whole.count - 5] {
+            #expect(!Self.isSRGB(Array(whole.prefix(length))), "cut at \(length)")
+        }
+    }
+
+    @Test func aSourceWithTheSRGBProfileRendersAsTheSameSourceWithoutIt() throws {
+        let srgb = try ColourTests.transformed(ColourTests.orange, to: "srgb")
+        #expect(srgb.hasICCProfile && srgb.hasSRGBProfile)
+        #expect(try !ColourTests.transformed(ColourTests.orange, to: "p3").hasSRGBProfile)
+        let profiled = try Fixtures.encodeKeepingMetadata(srgb, as: .png)
+        let plain = try Fixtures.encode(srgb, as: .png)
+        let spec = VariantSpec(width: 32, height: nil, format: .png)
+        let a = try Check.decoded(Check.renderOne(profiled, spec))
+        let b = try Check.decoded(Check.renderOne(plain, spec))
+        #expect(!a.hasICCProfile)
+        #expect(Fixtures.pixel(a, 16, 12) == Fixtures.pixel(b, 16, 12))
+        #expect(Check.close(Fixtures.pixel(a, 16, 12), [230, 120, 30], tolerance: 2))
+    }
+}
