@@ -27,8 +27,9 @@ public struct OpenedSource: Sendable {
     /// Renders every spec from one decode of the source.
     ///
     /// The source is shrunk-on-load to the largest size any spec needs and kept in memory;
-    /// every variant is resampled from that copy (a cascade), and specs that differ only in
-    /// encoding share their pixels. Variants come back in the order of `specs`.
+    /// every variant is resampled from that copy or from the next larger size made from it (a
+    /// cascade), and specs that differ only in encoding share their pixels. Variants come back
+    /// in the order of `specs`.
     ///
     /// Output is deterministic: the same source, configuration and specs always give the same
     /// bytes, whatever runs concurrently. With the cascade, a variant's pixels depend on the
