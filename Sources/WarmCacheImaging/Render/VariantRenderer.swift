@@ -43,8 +43,10 @@ final class VariantRenderer {
         var recipeUses = plan.recipeUses
         var shared: [PixelRecipe: VipsImage] = [:]
         var encoded: [EncodedVariant?] = Array(repeating: nil, count: plan.variants.count)
-        let order = plan.variants.indices.sorted {
-            plan.variants[$0].recipe.fit.scaled.area > plan.variants[$1].recipe.fit.scaled.area
+        // Largest first; equal sizes in plan order (a total order: the same plan renders the same way).
+        let order = plan.variants.indices.sorted { a, b in
+            let (areaA, areaB) = (plan.variants[a].recipe.fit.scaled.area, plan.variants[b].recipe.fit.scaled.area)
+            return areaA != areaB ? areaA > areaB : a < b
         }
         for index in order {
             let variant = plan.variants[index]
@@ -66,7 +68,8 @@ final class VariantRenderer {
     /// A decode, computed on first use.
     private func decoded(_ decode: RenderPlan.Decode) throws(ImagingError) -> VipsImage {
         if let image = decodes[decode] { return image }
-        let image = try decoder.decode(size: decode.size, exportProfile: decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile))
+        let profile = decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile)
+        let image = try decoder.decode(size: decode.size, exportProfile: profile)
         decodes[decode] = image
         return image
     }
