@@ -96,15 +96,23 @@ import WarmCacheTestSupport
         }
     }
 
-    @Test func aDeletedBundleIsRebuiltIdenticallyFromAWarmCache() async throws {
-        let images = try SourceImages.distinct(3)
-        let routes = SourceImages.routes(images, under: "r")
-        try await withWorld(routes: routes) { scratch, server in
-            let urls = (0..<3).map { server.url("/r/\($0)") }
+    /// Three distinct images served under `/<prefix>/`, warmed once into `Out/Images.warmcache`
+    /// with a cache directory; `body` gets what a later warm of the same manifest needs.
+    private func afterOneWarm(under prefix: String, _ label: String = #function,
+                              _ body: (_ manifest: URL, _ options: WarmOptions, _ bundleURL: URL) async throws -> Void)
+        async throws {
+        let routes = SourceImages.routes(try SourceImages.distinct(3), under: prefix)
+        try await withWorld(label, routes: routes) { scratch, server in
+            let urls = (0..<3).map { server.url("/\(prefix)/\($0)") }
             let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
             let options = Warm.options(cache: scratch.path("cache"))
-            let bundleURL = scratch.path("Out/Images.warmcache")
             _ = try await Warm.run(manifest, options: options).published()
+            try await body(manifest, options, scratch.path("Out/Images.warmcache"))
+        }
+    }
+
+    @Test func aDeletedBundleIsRebuiltIdenticallyFromAWarmCache() async throws {
+        try await afterOneWarm(under: "r") { manifest, options, bundleURL in
             let original = snapshot(of: bundleURL)
 
             // A fresh checkout with a restored cache: render records name blobs that are gone,
@@ -122,15 +130,8 @@ import WarmCacheTestSupport
     /// and stamp are in the cache's records); an index edited since is compared row by row and
     /// published again, as it was.
     @Test func anIndexEditedSinceTheLastWarmIsPublishedAgain() async throws {
-        let images = try SourceImages.distinct(3)
-        let routes = SourceImages.routes(images, under: "e")
-        try await withWorld(routes: routes) { scratch, server in
-            let urls = (0..<3).map { server.url("/e/\($0)") }
-            let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
-            let options = Warm.options(cache: scratch.path("cache"))
-            let bundleURL = scratch.path("Out/Images.warmcache")
+        try await afterOneWarm(under: "e") { manifest, options, bundleURL in
             let indexURL = bundleURL.appendingPathComponent("index.sqlite")
-            _ = try await Warm.run(manifest, options: options).published()
             let original = snapshot(of: bundleURL)
             let stamp = try FileManager.default.attributesOfItem(atPath: indexURL.path)[.modificationDate] as? Date
 

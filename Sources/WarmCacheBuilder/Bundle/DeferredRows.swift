@@ -43,8 +43,25 @@ final class DeferredRows {
         if pending.count >= Self.bufferSize { try writePending() }
     }
 
-    /// Calls `body` with each source's rows, in the order they were appended.
+    /// The file's bytes are not what was appended (a disk or file-system fault).
+    struct Damaged: Error, CustomStringConvertible {
+        let path: String
+        var description: String {
+            "the index rows waiting in \(path) are damaged (a disk or file-system fault?); run the warm again"
+        }
+    }
+
+    /// Calls `body` with each source's rows, in the order they were appended. Throws ``Damaged``
+    /// when the file does not read back as appended rows.
     func forEach(_ body: (SourceRows) throws -> Void) throws {
+        do {
+            try readBack(body)
+        } catch is SourceRows.Malformed {
+            throw Damaged(path: path)
+        }
+    }
+
+    private func readBack(_ body: (SourceRows) throws -> Void) throws {
         try writePending()
         guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw FileSystemFailure("cannot read", path) }
         var buffer: [UInt8] = []
@@ -64,10 +81,7 @@ final class DeferredRows {
                 let length = Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
                     | Int(buffer[start + 3]) << 24
                 guard buffer.count - start - 4 >= length else { break }
-                guard let rows = SourceRows(bytes: Array(buffer[start + 4..<start + 4 + length])) else {
-                    throw SourceRows.Malformed()
-                }
-                try body(rows)
+                try body(SourceRows(bytes: Array(buffer[start + 4..<start + 4 + length])))
                 start += 4 + length
             }
         }

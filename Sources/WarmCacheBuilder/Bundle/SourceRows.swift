@@ -62,13 +62,14 @@ struct SourceRows: Sendable {
         }
     }
 
-    /// Rows read back from bytes that ``bytes`` gave; `nil` if they are not such bytes.
-    init?(bytes: [UInt8]) {
+    /// Rows read back from bytes that ``bytes`` gave. They are checked as they are read:
+    /// ``forEachRow(_:)`` throws ``Malformed`` for bytes that are not such rows.
+    init(bytes: [UInt8]) {
         self.bytes = bytes
-        guard (try? forEachRow { _, _ in }) != nil else { return nil }
     }
 
-    /// Calls `body` with each row, in order, as the values to bind.
+    /// Calls `body` with each row, in order, as the values to bind; throws ``Malformed`` (before
+    /// calling `body` for that row) where the bytes are not rows.
     func forEachRow(_ body: (Table, [SQLiteValue]) throws -> Void) throws {
         try bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(buffer: buffer)

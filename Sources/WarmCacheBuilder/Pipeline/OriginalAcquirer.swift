@@ -143,10 +143,10 @@ struct OriginalAcquirer: Sendable {
             outcome = try await fetcher.fetch(url, to: destination, validators: record?.validators)
         } catch let error as FetchError {
             if let record, !options.strict, error.kind.isTransient {
+                // The record was read without its confirmations unless --max-age asked for them.
                 let cache = self.cache
-                let checkedAt = await BlockingWork.run {
-                    cache.validRecord(at: entry, includingConfirmations: true)?.record.checkedAt
-                } ?? record.checkedAt
+                let confirmedAt = await BlockingWork.run { cache.lastConfirmed(entry) }
+                let checkedAt = max(record.checkedAt, confirmedAt ?? record.checkedAt)
                 let warning = "revalidation failed (\(error.summary)); using the cached original "
                     + "from \(ISO8601DateFormatter().string(from: checkedAt))"
                 logger.debug("\(url.absoluteString): \(warning)")

@@ -74,8 +74,10 @@ struct OriginalsCache: Sendable {
     /// can stand in for ``save(_:at:)``). Without `includingConfirmations`, the record's
     /// `checkedAt` is when it was saved, not when a `304` last confirmed it (see
     /// ``CacheRecords/original(named:includingConfirmations:)``).
-    func validRecord(at entry: Entry, includingConfirmations: Bool = true) -> (record: OriginalRecord, isSaved: Bool)? {
-        guard let (text, confirmedAt) = records.original(named: entry.name, includingConfirmations: includingConfirmations),
+    func validRecord(at entry: Entry, includingConfirmations: Bool = true)
+        -> (record: OriginalRecord, isSaved: Bool)? {
+        guard let (text, confirmedAt) = records.original(named: entry.name,
+                                                         includingConfirmations: includingConfirmations),
               var record = OriginalRecord(text: text), record.identifier == entry.identifier.rawValue else {
             return nil
         }
@@ -100,6 +102,11 @@ struct OriginalsCache: Sendable {
     /// same validators), without rewriting the record: `--max-age` counts from this moment.
     func confirm(_ entry: Entry) throws {
         try records.confirmOriginal(named: entry.name, at: Date())
+    }
+
+    /// When a `304` last confirmed the entry's saved record, if one did since it was saved.
+    func lastConfirmed(_ entry: Entry) -> Date? {
+        records.original(named: entry.name)?.confirmedAt
     }
 
     /// The stamp of the original file now in place, for the record of a download just renamed there.

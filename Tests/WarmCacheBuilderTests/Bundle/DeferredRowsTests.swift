@@ -96,7 +96,7 @@ struct DeferredRowsTests {
         let contents = try contents(2)
         let source = contents.sources[0]
         let rows = SourceRows(source, variants: variants(of: source, in: contents))
-        let read = try #require(SourceRows(bytes: rows.bytes))
+        let read = SourceRows(bytes: rows.bytes)
         var tables: [SourceRows.Table] = []
         try read.forEachRow { table, values in
             tables.append(table)
@@ -107,7 +107,33 @@ struct DeferredRowsTests {
         let variantCount = variants(of: source, in: contents).count
         #expect(tables == [.sources, .placeholders] + Array(repeating: [.variants, .variantPresets], count: variantCount)
             .flatMap { $0 })
-        #expect(SourceRows(bytes: Array(rows.bytes.dropLast())) == nil)
-        #expect(SourceRows(bytes: Array("nothing".utf8)) == nil)
+        for bytes in [Array(rows.bytes.dropLast()), Array("nothing".utf8)] {
+            #expect(throws: SourceRows.Malformed.self) { try SourceRows(bytes: bytes).forEachRow { _, _ in } }
+        }
+    }
+
+    @Test("a scratch file that does not read back as the rows appended is refused, naming it")
+    func damagedScratchFile() throws {
+        let contents = try contents(4)
+        let directory = try BundleFixtures.temporaryDirectory("deferred")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("rows").path
+        let deferred = try DeferredRows(path: path)
+        for source in contents.sources {
+            try deferred.append(SourceRows(source, variants: variants(of: source, in: contents)), variantCount: 0)
+        }
+        var read = 0
+        try deferred.forEach { _ in read += 1 }
+        #expect(read == 4)
+        // Damage the first row's table name in place (the file stays open for reading back).
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: 4)
+        handle.write(Data("xxxx".utf8))
+        try handle.close()
+        #expect {
+            try deferred.forEach { rows in try rows.forEachRow { _, _ in } }
+        } throws: { error in
+            (error as? DeferredRows.Damaged)?.description.contains(path) == true
+        }
     }
 }
