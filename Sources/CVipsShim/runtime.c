@@ -80,10 +80,15 @@ wc_limit_malloc_arenas(int arenas)
 {
 #if defined(__GLIBC__)
     mallopt(M_ARENA_MAX, arenas);
-    /* A fixed mmap threshold: pixel buffers above 1 MB are mapped and unmapped on free. glibc's
-     * default threshold grows after each large free, so later buffers come from the heap and
-     * fragment it; RSS then creeps up with every image processed. */
-    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    /* Fixed thresholds instead of glibc's sliding ones (which grow after each large free until
+     * buffers of any size come from the heap, fragmenting it: RSS creeps up image after image).
+     * Buffers up to 8 MB (a 1024 px wide RGB image is 2-3 MB, as are the encoders' working
+     * buffers) are reused from the heap, and up to 16 MB of free heap top is kept for the next
+     * image: mapping them afresh for every image had the kernel fault in and zero every page
+     * again (3x the page faults on a photo warm, ~2 % of its CPU). Larger buffers are mapped and
+     * returned as soon as they are freed. */
+    mallopt(M_MMAP_THRESHOLD, 8 << 20);
+    mallopt(M_TRIM_THRESHOLD, 16 << 20);
 #else
     (void) arenas;
 #endif
