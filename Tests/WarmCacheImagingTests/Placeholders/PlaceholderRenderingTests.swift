@@ -94,6 +94,17 @@ import CVipsShim
         #expect(zip(direct, converted).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
     }
 
+    /// Opaque RGB takes a shorter path; it averages exactly as the same pixels with an opaque
+    /// alpha band do, also where output pixels cover uneven spans of input pixels.
+    @Test func opaqueRGBAveragesAsWithAnOpaqueAlphaBand() throws {
+        let opaque = Fixtures.gradient(width: 97, height: 61)
+        let withAlpha = try opaque.addingAlpha()
+        for size in [PixelSize(width: 30, height: 20), PixelSize(width: 7, height: 5), PixelSize(width: 97, height: 61)] {
+            #expect(try PlaceholderThumbnail.rgba(of: opaque, size: size)
+                == PlaceholderThumbnail.rgba(of: withAlpha, size: size))
+        }
+    }
+
     private func colourDistance(_ a: RGBAColor, _ b: RGBAColor) -> Int {
         max(abs(Int(a.red) - Int(b.red)), abs(Int(a.green) - Int(b.green)), abs(Int(a.blue) - Int(b.blue)))
     }
