@@ -4,6 +4,10 @@
   pyvips-peer.py generate DIR N        N distinct 320x240 JPEGs (DIR/00000000.jpg ...); existing ones are kept
   pyvips-peer.py thumbnails DIR [N]    per file: 64x64 and 128x128 centre-cropped JPEGs
   pyvips-peer.py cascade DIR [N]       per photo: decode once, widths 1024..64, JPEG + WebP
+  pyvips-peer.py cascade-same-files DIR [N]
+                                       the same, making the files the warm makes: JPEG with
+                                       optimised Huffman tables, and photos whose ICC profile is
+                                       not the standard sRGB one converted to sRGB
 
 Work is split over --processes processes (2 by default: one per core here), each with one
 libvips thread and the operation cache off, as a careful user of pyvips would run it. Over
@@ -60,21 +64,55 @@ def thumbnails(paths):
     return len(paths)
 
 
-def cascade(paths):
+def cascade(paths, same_files=False):
     pyvips = import_pyvips()
     for path in paths:
-        image = pyvips.Image.thumbnail(path, 1024, height=100_000, size="down").copy_memory()
+        options = {}
+        if same_files and not has_srgb_or_no_profile(pyvips, path):
+            options["export_profile"] = "srgb"
+        image = pyvips.Image.thumbnail(path, 1024, height=100_000, size="down", **options).copy_memory()
         for width in (1024, 512, 256, 128, 64):
             if width < image.width:
                 image = image.resize(width / image.width).copy_memory()
-            image.jpegsave_buffer(Q=80, strip=True)
+            image.jpegsave_buffer(Q=80, strip=True, optimize_coding=same_files)
             image.webpsave_buffer(Q=80, strip=True)
     return len(paths)
 
 
+def cascade_same_files(paths):
+    return cascade(paths, same_files=True)
+
+
+def has_srgb_or_no_profile(pyvips, path):
+    """Whether the photo has no ICC profile or the standard sRGB one (its description says
+    'sRGB', 'sRGB built-in' or 'sRGB IEC61966-2...'): the photos the warm decodes without a
+    colour transform. A header read only."""
+    header = pyvips.Image.new_from_file(path)
+    if header.get_typeof("icc-profile-data") == 0:
+        return True
+    icc = header.get("icc-profile-data")
+    if len(icc) < 132 or icc[16:20] != b"RGB ":
+        return False
+    for index in range(int.from_bytes(icc[128:132], "big")):
+        entry = icc[132 + 12 * index:144 + 12 * index]
+        if entry[:4] != b"desc":
+            continue
+        offset, size = int.from_bytes(entry[4:8], "big"), int.from_bytes(entry[8:12], "big")
+        tag = icc[offset:offset + size]
+        if tag[:4] == b"desc":
+            name = tag[12:12 + int.from_bytes(tag[8:12], "big")].rstrip(b"\0").decode("latin-1")
+        elif tag[:4] == b"mluc":
+            length, start = int.from_bytes(tag[20:24], "big"), int.from_bytes(tag[24:28], "big")
+            name = tag[start:start + length].decode("utf-16-be")
+        else:
+            return False
+        return name in ("sRGB", "sRGB built-in") or name.startswith("sRGB IEC61966-2")
+    return False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["generate", "thumbnails", "cascade"])
+    parser.add_argument("command", choices=["generate", "thumbnails", "cascade", "cascade-same-files"])
     parser.add_argument("directory")
     parser.add_argument("count", nargs="?", type=int, default=0)
     parser.add_argument("--processes", type=int, default=2)
@@ -96,7 +134,7 @@ def main():
     if options.count:
         names = names[:options.count]
     paths = [os.path.join(options.directory, name) for name in names]
-    work = thumbnails if options.command == "thumbnails" else cascade
+    work = {"thumbnails": thumbnails, "cascade": cascade, "cascade-same-files": cascade_same_files}[options.command]
     started = time.monotonic()
     with Pool(options.processes) as pool:
         done = sum(pool.map(work, chunks(paths, options.processes)))

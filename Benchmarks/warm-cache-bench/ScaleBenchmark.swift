@@ -10,8 +10,9 @@ import Foundation
 /// `swift run -c release warm-cache-bench scale --sources 1000,10000,100000`
 ///
 /// With `--photos DIR` it warms photos instead (5 widths × JPEG+WebP) and compares with a pyvips
-/// script that decodes each photo once and cascades. `--runs K` repeats each cold warm K times
-/// and counts crashes.
+/// script that decodes each photo once and cascades, twice: with libvips' default settings, and
+/// writing the files the warm writes. `--runs K` repeats each cold warm K times, each followed by
+/// the peers, and counts crashes; the table sets the best of each against the others'.
 struct ScaleBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
@@ -136,18 +137,22 @@ struct ScaleBenchmark: AsyncParsableCommand {
                     }
                 }
                 setAside(run)
+                // The peers run after each warm, so both see the machine as it is then (its
+                // speed drifts by tens of percent within minutes).
+                if !skipPeer {
+                    for (index, peer) in workload.peers.enumerated() {
+                        let rate = try PyvipsPeer.run(peer.command, directory: workload.directory, count: names.count,
+                                                      processes: peerProcesses)
+                        row.peerRates[index, default: []].append(rate)
+                        print("N=\(names.count) \(peer.label), \(peerProcesses) processes (\(peer.description)): "
+                            + "\(Measurement.format(rate)) sources/s")
+                    }
+                }
             }
 
-            if !skipPeer {
-                let peer = try PyvipsPeer.run(workload.peerCommand, directory: workload.directory, count: names.count,
-                                              processes: peerProcesses)
-                row.peerRate = peer
-                print("N=\(names.count) pyvips, \(peerProcesses) processes (\(workload.peerDescription)): "
-                    + "\(Measurement.format(peer)) sources/s")
-            }
             rows.append(row)
         }
-        print("\n" + ScaleRow.table(rows, peerProcesses: peerProcesses))
+        print("\n" + ScaleRow.table(rows, peers: skipPeer ? [] : workload.peers, peerProcesses: peerProcesses))
     }
 
     /// `--tool-env KEY=VALUE` options as an environment for the children.
@@ -177,7 +182,8 @@ struct ScaleRow {
     var rewarmSeconds: [Double] = []
     /// The fewest sources revalidated by any re-warm.
     var rewarmRevalidated: Int?
-    var peerRate: Double?
+    /// Per peer (by its place in the workload's list), its rate after each cold warm.
+    var peerRates: [Int: [Double]] = [:]
 
     mutating func record(cold: Subprocess.Outcome, lost: Int) {
         coldSeconds.append(cold.seconds)
@@ -186,10 +192,13 @@ struct ScaleRow {
         self.lost += lost
     }
 
-    static func table(_ rows: [ScaleRow], peerProcesses: Int) -> String {
+    /// Best cold warm against each peer's best run (each of the K runs is followed by the peers').
+    static func table(_ rows: [ScaleRow], peers: [ScaleWorkload.Peer], peerProcesses: Int) -> String {
+        let peerColumns = peers.map { "| \($0.label), \(peerProcesses) proc. sources/s | warm / \($0.label) " }.joined()
         var lines = [
-            "| sources | warm sources/s | peak RSS (+ imaging processes') | re-warm (304s), median (range) | % of cold | pyvips \(peerProcesses) proc. sources/s | warm / pyvips | runs, crashed |",
-            "|---|---|---|---|---|---|---|---|",
+            "| sources | warm sources/s | peak RSS (+ imaging processes') | re-warm (304s), median (range) | % of cold "
+                + peerColumns + "| runs, crashed |",
+            "|---|---|---|---|---|" + String(repeating: "---|---|", count: peers.count) + "---|",
         ]
         for row in rows {
             let best = row.coldSeconds.min()
@@ -205,13 +214,17 @@ struct ScaleRow {
             if let median, let cold = row.coldSeconds.first {
                 share = Measurement.format(median / cold * 100) + " %"
             }
-            let ratio = rate.flatMap { rate in row.peerRate.map { Measurement.format(rate / $0, 2) + "×" } } ?? "–"
+            let peerCells = peers.indices.map { index -> String in
+                let peerRate = row.peerRates[index]?.max()
+                let ratio = rate.flatMap { rate in peerRate.map { Measurement.format(rate / $0, 2) + "×" } } ?? "–"
+                return "| \(peerRate.map { Measurement.format($0) } ?? "–") | \(ratio) "
+            }.joined()
             let attempts = row.coldSeconds.count + row.crashes + row.failures
             lines.append("| \(row.sources) | \(rate.map { Measurement.format($0) } ?? "–") "
                 + "| \(row.peakRSS.max().map { Measurement.format($0, 0) + " MiB" } ?? "–")"
                 + "\(row.childrenPeakRSS.max().map { $0 > 0 ? " (+ " + Measurement.format($0, 0) + " MiB)" : "" } ?? "") "
                 + "| \(rewarm) | \(share) "
-                + "| \(row.peerRate.map { Measurement.format($0) } ?? "–") | \(ratio) "
+                + peerCells
                 + "| \(attempts), \(row.crashes) crashed\(row.failures > 0 ? ", \(row.failures) failed" : "")"
                 + "\(row.lost > 0 ? ", \(row.lost) sources lost" : "") |")
         }
