@@ -115,7 +115,12 @@ struct Downloader: Sendable {
         _ request: HTTPClientRequest, url: URL, hostKey: String, deadline: NIODeadline, validators: CacheValidators?,
         stagingBeside destination: URL, logger: Logger
     ) async throws -> Hop {
-        let response = try await clients.client(for: url).execute(request, deadline: deadline, logger: logger)
+        let response: HTTPClientResponse
+        do {
+            response = try await clients.client(for: url).execute(request, deadline: deadline, logger: logger)
+        } catch {
+            throw classifyHeadFailure(error, url: url, hostKey: hostKey)
+        }
         reached.withLock { if !$0.contains(hostKey) { $0.insert(hostKey) } }
         let status = Int(response.status.code)
         logger.debug("HTTP \(status)", metadata: ["url": "\(url)"])

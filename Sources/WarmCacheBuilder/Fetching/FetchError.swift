@@ -32,6 +32,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// the run (its later downloads then fail at once with the same reason); retried for one
         /// that has (a slow moment of a host known to be up).
         case connectTimeout(host: String, seconds: TimeInterval)
+        /// The host accepted the connection but sent no response within the request timeout, and
+        /// has not answered earlier in the run (a hung server, or a firewall that accepts and
+        /// drops). Written off like a host that cannot be reached: final, and its later downloads
+        /// in the run fail at once with the same reason.
+        case noResponse(host: String, seconds: TimeInterval)
         /// The proxy refused the request (`407`: missing or wrong credentials) or could not be used.
         case proxy(String)
         /// More than `limit` redirects, or a redirect back to a URL already visited.
@@ -54,7 +59,7 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         var isTransient: Bool {
             switch self {
             case .httpStatus(let code): return code == 408 || code == 429 || (500...599).contains(code)
-            case .truncated, .timeout, .connection, .cannotConnect, .connectTimeout: return true
+            case .truncated, .timeout, .connection, .cannotConnect, .connectTimeout, .noResponse: return true
             case .proxy, .tooLarge, .notAnImage, .tooManyRedirects, .forbiddenRedirect, .invalidRedirect,
                  .unsupportedScheme, .fileSystem, .invalidHeader, .shutDown:
                 return false
@@ -68,12 +73,13 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return isTransient
         }
 
-        /// Whether no connection could be made at all (refused, no route, no DNS name, or no
-        /// answer within the connect timeout). A host that has not answered earlier in the run is
-        /// then written off: this download is not retried and the host's others fail at once.
+        /// Whether the host could not be reached (refused, no route, no DNS name, no answer within
+        /// the connect timeout) or never responded on a connection it accepted. A host that has not
+        /// answered earlier in the run is then written off: this download is not retried and the
+        /// host's others fail at once.
         var meansHostUnreachable: Bool {
             switch self {
-            case .cannotConnect, .connectTimeout: return true
+            case .cannotConnect, .connectTimeout, .noResponse: return true
             default: return false
             }
         }
@@ -129,6 +135,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "cannot connect to \(host): \(reason)"
         case .connectTimeout(let host, let seconds):
             return "cannot connect to \(host): no answer within \(Self.seconds(seconds)) (fetch.connect_timeout)"
+        case .noResponse(let host, let seconds):
+            return "\(host) accepted the connection but sent no response within \(Self.seconds(seconds)) (fetch.timeout)"
         case .proxy(let detail):
             return "the proxy failed: \(detail)"
         case .tooManyRedirects(let limit, let loop):
@@ -165,6 +173,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             return "The server is slow; raise fetch.timeout if it is just slow"
         case .cannotConnect, .connectTimeout:
             return "Check the host name and that the server is up (and any proxy settings)"
+        case .noResponse:
+            return "Check that the server is answering (a hung server, or a firewall that accepts and drops "
+                + "connections); its later downloads in this run fail at once. Raise fetch.timeout if it is "
+                + "only slow to start answering"
         case .tooManyRedirects:
             return "Use the final URL in the manifest"
         default:

@@ -25,9 +25,10 @@ public struct FetcherConfiguration: Sendable {
     /// Only transient failures are retried: dropped connections, timeouts, truncated
     /// bodies, HTTP 5xx, 408 and 429. Other 4xx answers, wrong content and limits are final,
     /// and so is a host that has not answered in this run and refuses connections, has no
-    /// route, no DNS name or no answer within ``connectTimeout``: it is written off, and its
-    /// other downloads in the run fail at once instead of each waiting out its own timeouts.
-    /// (A connect timeout to a host that has answered before is retried.)
+    /// route, no DNS name, no answer within ``connectTimeout``, or accepts the connection but
+    /// sends no response within ``requestTimeout``: it is written off, and its other downloads
+    /// in the run fail at once instead of each waiting out its own timeouts. (Timeouts on a host
+    /// that has answered before are retried.)
     public var retries: Int
     /// Base delay of the exponential backoff: retry `n` waits a random time between 0 and
     /// `min(maxBackoff, backoffBase * 2^(n-1))` ("full jitter"), so many clients failing

@@ -17,7 +17,7 @@ extension Downloader {
     ///   connection error, described with any header value scrubbed out.
     func classify(_ error: Error, url: URL) -> Error {
         let proxy = configuration.proxies.proxy(for: url)
-        let target = proxy.map { "the proxy \($0)" } ?? URLRules.hostKey(of: url)
+        let target = describedTarget(url)
         switch error {
         case is AttemptFailure, is CancellationError:
             return error
@@ -43,6 +43,24 @@ extension Downloader {
             }
             return AttemptFailure(kind: .connection(redact(String(describing: error))))
         }
+    }
+
+    /// ``classify(_:url:)`` for a request that failed before its response head arrived: a
+    /// timeout there, from a host that has not answered in this run, means it took the
+    /// connection (a refused or unanswered connect fails otherwise) and never responded,
+    /// ``FetchError/Kind/noResponse(host:seconds:)``, and the host is written off.
+    func classifyHeadFailure(_ error: Error, url: URL, hostKey: String) -> Error {
+        let classified = classify(error, url: url)
+        guard let failure = classified as? AttemptFailure, case .timeout = failure.kind,
+              !reached.withLock({ $0.contains(hostKey) }) else {
+            return classified
+        }
+        return AttemptFailure(kind: .noResponse(host: describedTarget(url), seconds: configuration.requestTimeout))
+    }
+
+    /// `host:port`, or the proxy when the download goes through one (what a failure names).
+    private func describedTarget(_ url: URL) -> String {
+        configuration.proxies.proxy(for: url).map { "the proxy \($0)" } ?? URLRules.hostKey(of: url)
     }
 
     private static let requestTimeouts: [HTTPClientError] = [

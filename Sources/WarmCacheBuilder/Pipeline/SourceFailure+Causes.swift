@@ -12,7 +12,7 @@ extension SourceFailure {
             kind = .httpStatus
             status = code
         case .timeout: kind = .timeout
-        case .connection, .cannotConnect, .connectTimeout, .truncated: kind = .connection
+        case .connection, .cannotConnect, .connectTimeout, .noResponse, .truncated: kind = .connection
         case .proxy: kind = .proxy
         case .tooManyRedirects, .forbiddenRedirect, .invalidRedirect: kind = .redirect
         case .notAnImage: kind = .notAnImage

@@ -171,4 +171,29 @@ struct FetchRetryTests {
         }
         withExtendedLifetime(silent) {}
     }
+
+    @Test("A host that takes connections but never responds fails after one request timeout, without retries, and its next download at once")
+    func hungHostIsWrittenOff() async throws {
+        let hung = try HungPort()
+        var configuration = FetcherConfiguration()
+        configuration.connectTimeout = 1
+        configuration.requestTimeout = 1
+        configuration.retries = 5  // must not be used for a host that never answered
+        try await withFetchHarness(configuration: configuration) { harness in
+            for target in [hung.url("/a.png"), hung.url("/b.png")] {
+                do {
+                    _ = try await harness.fetcher.fetch(target, to: harness.destination())
+                    Issue.record("expected no response")
+                } catch let error as FetchError {
+                    // One attempt each: the first waited out its request timeout on a connection
+                    // the host took, the second found the host written off.
+                    #expect(error.kind == .noResponse(host: "127.0.0.1:\(hung.port)", seconds: 1))
+                    #expect(error.attempts == 1)
+                    #expect(error.description.contains("accepted the connection but sent no response within 1 s"),
+                            "\(error)")
+                }
+            }
+        }
+        withExtendedLifetime(hung) {}
+    }
 }
