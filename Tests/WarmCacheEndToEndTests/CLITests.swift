@@ -154,6 +154,31 @@ import Darwin
         }
     }
 
+    /// A warm that rejects its manifest exits within milliseconds, while libvips may still be
+    /// starting on another thread; exiting then used to abort the process now and then (about
+    /// once in 900 such runs on a loaded machine: libgomp's `goacc_register` assertion). Many
+    /// quick failures at once, each must end with its documented status.
+    @Test func quickManifestFailuresExitCleanly() async throws {
+        try await withWorld { scratch, _ in
+            try scratch.write("version: 1\nimages:\n  - url: http://127.0.0.1:9/a.jpg\n    presets: [none]\n",
+                              to: "manifest.yml")
+            let statuses = try await withThrowingTaskGroup(of: [Int32].self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var statuses: [Int32] = []
+                        for _ in 0..<15 {
+                            statuses.append(try await CLI.run(["warm", "manifest.yml"], in: scratch.url).status)
+                        }
+                        return statuses
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(statuses.count == 60)
+            #expect(statuses.allSatisfy { $0 == 65 }, "\(statuses.filter { $0 != 65 })")
+        }
+    }
+
     @Test func lockedOutputIsExit75AndBadUsageIs64() async throws {
         try await withWorld(routes: try routes()) { scratch, server in
             try scratch.write(Manifests.yaml(urls: [server.url("/a.jpg")]), to: "manifest.yml")

@@ -134,6 +134,19 @@ public enum ImagingRuntime {
         Thread.detachNewThread { _ = try? started() }
     }
 
+    /// Returns once a start asked for by ``startInBackground(_:)`` is over, making it on this
+    /// thread if the background one has not begun (a failed start is left for whatever needs
+    /// the runtime to report). Call it before the process exits: an exit while libvips is still
+    /// starting runs library destructors while another thread loads libvips' modules, and the
+    /// process can abort instead of exiting (seen once in CI, with libgomp's `goacc_register`
+    /// assertion, when a warm rejected its manifest a few milliseconds after it started).
+    package static func finishBackgroundStart() {
+        lock.lock()
+        let pending = backgroundSettings != nil && current == nil
+        lock.unlock()
+        if pending { _ = try? started() }
+    }
+
     /// The settings ``startInBackground(_:)`` was given, for whichever start comes first.
     nonisolated(unsafe) private static var backgroundSettings: Settings?
 
