@@ -122,8 +122,8 @@ enum PyvipsPeer {
 
     /// Makes the missing ones of `count` images; returns wall seconds.
     static func generate(into directory: URL, count: Int) throws -> Double {
-        let outcome = try Subprocess.measure("/usr/bin/env", ["python3", script.path, "generate", directory.path,
-                                                              String(count)], output: .inherit)
+        let outcome = try Subprocess.measure(try python(), [script.path, "generate", directory.path, String(count)],
+                                             output: .inherit)
         guard outcome.succeeded else { throw ValidationError("pyvips-peer.py generate: \(outcome.summary)") }
         return outcome.seconds
     }

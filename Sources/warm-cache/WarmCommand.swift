@@ -82,9 +82,6 @@ struct WarmCommand: AsyncParsableCommand {
         // sharing two, whose locks cost a re-warm 4-11 % more CPU (docs/imaging.md).
         ImagingRuntime.startInBackground(inProcess ? ImagingRuntime.Settings()
                                                    : ImagingRuntime.Settings(mallocArenaLimit: nil))
-        // However the command ends (a manifest error ends it within milliseconds), the process
-        // must not exit while that start is loading libvips' modules.
-        defer { ImagingRuntime.finishBackgroundStart() }
         var plan = try manifest.load(command: "warm", quiet: logging.quiet)
         try checkReportWritable()
         if let shard {

@@ -127,25 +127,26 @@ public enum ImagingRuntime {
     /// libvips' start (loading its modules: ~15 ms) overlaps what the caller does next, such as
     /// reading a manifest. Whatever needs the runtime first waits for that start (or makes it,
     /// with the same settings); a start that fails is tried again, and reported, there.
+    ///
+    /// The process then does not exit before that start is over: an exit while another thread is
+    /// still loading libvips' modules runs library destructors under it, and the process can
+    /// abort instead of exiting (seen in CI, with libgomp's `goacc_register` assertion, when a
+    /// warm rejected its manifest a few milliseconds after it started). An `atexit` handler waits
+    /// for the start, or makes it if the background thread has not begun.
     package static func startInBackground(_ settings: Settings = Settings()) {
         lock.lock()
         backgroundSettings = settings
+        let registersExitWait = !exitWaitRegistered
+        exitWaitRegistered = true
         lock.unlock()
+        if registersExitWait {
+            atexit { _ = try? ImagingRuntime.started() }
+        }
         Thread.detachNewThread { _ = try? started() }
     }
 
-    /// Returns once a start asked for by ``startInBackground(_:)`` is over, making it on this
-    /// thread if the background one has not begun (a failed start is left for whatever needs
-    /// the runtime to report). Call it before the process exits: an exit while libvips is still
-    /// starting runs library destructors while another thread loads libvips' modules, and the
-    /// process can abort instead of exiting (seen once in CI, with libgomp's `goacc_register`
-    /// assertion, when a warm rejected its manifest a few milliseconds after it started).
-    package static func finishBackgroundStart() {
-        lock.lock()
-        let pending = backgroundSettings != nil && current == nil
-        lock.unlock()
-        if pending { _ = try? started() }
-    }
+    /// Whether ``startInBackground(_:)`` registered its exit handler (once per process).
+    nonisolated(unsafe) private static var exitWaitRegistered = false
 
     /// The settings ``startInBackground(_:)`` was given, for whichever start comes first.
     nonisolated(unsafe) private static var backgroundSettings: Settings?

@@ -37,9 +37,6 @@ package enum PlaceholderThumbnail {
         let colourBands = hasAlpha ? bands - 1 : bands
         let columns = spans(output: size.width, input: source.width)
         let rows = spans(output: size.height, input: source.height)
-        if !hasAlpha && colourBands == 3 {
-            return averageOpaqueRGB(pixels, width: source.width, columns: columns, rows: rows, to: size)
-        }
         var output = [UInt8](repeating: 0, count: size.width * size.height * 4)
         output.withUnsafeMutableBufferPointer { out in
             for (y, rowSpan) in rows.enumerated() {
@@ -69,35 +66,6 @@ package enum PlaceholderThumbnail {
                         out[target + 2] = rounded(blue, alphaSum)
                     }
                     out[target + 3] = rounded(alphaSum, UInt64(rowSpan.count * columnSpan.count))
-                }
-            }
-        }
-        return output
-    }
-
-    /// The common case of ``average(_:size:bands:hasAlpha:to:)`` (opaque RGB, most photos), with
-    /// the same results: every weight is 255, so plain sums divided by the pixel count.
-    private static func averageOpaqueRGB(_ pixels: UnsafePointer<UInt8>, width: Int, columns: [Range<Int>],
-                                         rows: [Range<Int>], to size: PixelSize) -> [UInt8] {
-        var output = [UInt8](repeating: 255, count: size.width * size.height * 4)
-        output.withUnsafeMutableBufferPointer { out in
-            for (y, rowSpan) in rows.enumerated() {
-                for (x, columnSpan) in columns.enumerated() {
-                    var red = 0, green = 0, blue = 0
-                    for inputY in rowSpan {
-                        var pixel = pixels + (inputY * width + columnSpan.lowerBound) * 3
-                        for _ in columnSpan {
-                            red &+= Int(pixel[0])
-                            green &+= Int(pixel[1])
-                            blue &+= Int(pixel[2])
-                            pixel += 3
-                        }
-                    }
-                    let count = UInt64(rowSpan.count * columnSpan.count)
-                    let target = (y * size.width + x) * 4
-                    out[target] = rounded(UInt64(red), count)
-                    out[target + 1] = rounded(UInt64(green), count)
-                    out[target + 2] = rounded(UInt64(blue), count)
                 }
             }
         }

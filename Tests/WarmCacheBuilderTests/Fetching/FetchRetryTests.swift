@@ -154,21 +154,9 @@ struct FetchRetryTests {
         let silent = try SilentPort()
         var configuration = FetcherConfiguration()
         configuration.connectTimeout = 1
-        configuration.retries = 5  // must not be used for a host that never answered
-        try await withFetchHarness(configuration: configuration) { harness in
-            for target in [silent.url("/a.png"), silent.url("/b.png")] {
-                do {
-                    _ = try await harness.fetcher.fetch(target, to: harness.destination())
-                    Issue.record("expected a connect timeout")
-                } catch let error as FetchError {
-                    // One attempt each: the first waited out its connect timeout, the second
-                    // found the host written off. (Attempts, not wall time, prove it.)
-                    #expect(error.kind == .connectTimeout(host: "127.0.0.1:\(silent.port)", seconds: 1))
-                    #expect(error.attempts == 1)
-                    #expect(error.description.contains("no answer within 1 s"), "\(error)")
-                }
-            }
-        }
+        try await expectWrittenOff([silent.url("/a.png"), silent.url("/b.png")], configuration: configuration,
+                                   kind: .connectTimeout(host: "127.0.0.1:\(silent.port)", seconds: 1),
+                                   describedAs: "no answer within 1 s")
         withExtendedLifetime(silent) {}
     }
 
@@ -178,22 +166,31 @@ struct FetchRetryTests {
         var configuration = FetcherConfiguration()
         configuration.connectTimeout = 1
         configuration.requestTimeout = 1
+        try await expectWrittenOff([hung.url("/a.png"), hung.url("/b.png")], configuration: configuration,
+                                   kind: .noResponse(host: "127.0.0.1:\(hung.port)", seconds: 1),
+                                   describedAs: "accepted the connection but sent no response within 1 s")
+        withExtendedLifetime(hung) {}
+    }
+
+    /// Fetches `urls` of one host in turn, expecting each to fail with `kind` after exactly one
+    /// attempt although retries are allowed: the first waited out its timeout, the later ones
+    /// found the host written off. (Attempts, not wall time, prove it.)
+    private func expectWrittenOff(_ urls: [URL], configuration: FetcherConfiguration, kind: FetchError.Kind,
+                                  describedAs text: String, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws {
+        var configuration = configuration
         configuration.retries = 5  // must not be used for a host that never answered
         try await withFetchHarness(configuration: configuration) { harness in
-            for target in [hung.url("/a.png"), hung.url("/b.png")] {
+            for target in urls {
                 do {
                     _ = try await harness.fetcher.fetch(target, to: harness.destination())
-                    Issue.record("expected no response")
+                    Issue.record("expected \(kind)", sourceLocation: sourceLocation)
                 } catch let error as FetchError {
-                    // One attempt each: the first waited out its request timeout on a connection
-                    // the host took, the second found the host written off.
-                    #expect(error.kind == .noResponse(host: "127.0.0.1:\(hung.port)", seconds: 1))
-                    #expect(error.attempts == 1)
-                    #expect(error.description.contains("accepted the connection but sent no response within 1 s"),
-                            "\(error)")
+                    #expect(error.kind == kind, sourceLocation: sourceLocation)
+                    #expect(error.attempts == 1, sourceLocation: sourceLocation)
+                    #expect(error.description.contains(text), "\(error)", sourceLocation: sourceLocation)
                 }
             }
         }
-        withExtendedLifetime(hung) {}
     }
 }
