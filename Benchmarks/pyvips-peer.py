@@ -5,9 +5,11 @@
   pyvips-peer.py thumbnails DIR [N]    per file: 64x64 and 128x128 centre-cropped JPEGs
   pyvips-peer.py cascade DIR [N]       per photo: decode once, widths 1024..64, JPEG + WebP
   pyvips-peer.py cascade-same-files DIR [N]
-                                       the same, making the files the warm makes: JPEG with
-                                       optimised Huffman tables, and photos whose ICC profile is
-                                       not the standard sRGB one converted to sRGB
+                                       the same, making the files the warm makes: JPEGs decoded
+                                       at the smallest power-of-two fraction the size allows
+                                       (the warm's fast shrink-on-load), JPEG with optimised
+                                       Huffman tables, and photos whose ICC profile is not the
+                                       standard sRGB one converted to sRGB
 
 Work is split over --processes processes (2 by default: one per core here), each with one
 libvips thread and the operation cache off, as a careful user of pyvips would run it. Over
@@ -70,7 +72,10 @@ def cascade(paths, same_files=False):
         options = {}
         if same_files and not has_srgb_or_no_profile(pyvips, path):
             options["export_profile"] = "srgb"
-        image = pyvips.Image.thumbnail(path, 1024, height=100_000, size="down", **options).copy_memory()
+        if same_files:
+            image = fast_shrink_thumbnail(pyvips, path, 1024, options).copy_memory()
+        else:
+            image = pyvips.Image.thumbnail(path, 1024, height=100_000, size="down", **options).copy_memory()
         for width in (1024, 512, 256, 128, 64):
             if width < image.width:
                 image = image.resize(width / image.width).copy_memory()
@@ -81,6 +86,19 @@ def cascade(paths, same_files=False):
 
 def cascade_same_files(paths):
     return cascade(paths, same_files=True)
+
+
+def fast_shrink_thumbnail(pyvips, path, width, options):
+    """A thumbnail `width` wide whose JPEG decode shrinks by the largest of 8, 4, 2 that still
+    covers it (as the warm and sharp do), sized and colour-managed by libvips' thumbnail."""
+    header = pyvips.Image.new_from_file(path)
+    if not header.get("vips-loader").startswith("jpeg"):
+        return pyvips.Image.thumbnail(path, width, height=100_000, size="down", **options)
+    height = round(header.height * width / header.width) if header.width > width else header.height
+    room = min(header.width / width, header.height / max(height, 1))
+    shrink = next((factor for factor in (8, 4, 2) if room >= factor), 1)
+    loaded = pyvips.Image.new_from_file(path, shrink=shrink, access="sequential")
+    return loaded.thumbnail_image(width, height=100_000, size="down", **options)
 
 
 def has_srgb_or_no_profile(pyvips, path):

@@ -41,12 +41,32 @@ loader_options(int level)
     }
 }
 
+/* A JPEG decoded at 1/jpeg_shrink of its size, then sized like vips_thumbnail_buffer would
+ * (orientation, colour, exact size): the same pipeline with the loader's shrink chosen here. */
+static int
+thumbnail_shrunk_jpeg(void *bytes, size_t length, int width, int height, int fail_on,
+                      const char *export_profile, int jpeg_shrink, WCImage **out)
+{
+    VipsImage *loaded;
+    if (vips_jpegload_buffer(bytes, length, &loaded, "shrink", jpeg_shrink, "access", VIPS_ACCESS_SEQUENTIAL,
+                             "fail_on", fail_on_level(fail_on), NULL))
+        return -1;
+    int status = export_profile
+        ? vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE,
+                               "export_profile", export_profile, NULL)
+        : vips_thumbnail_image(loaded, out, width, "height", height, "size", VIPS_SIZE_FORCE, NULL);
+    g_object_unref(loaded);
+    return status;
+}
+
 int
 wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on,
-             const char *export_profile, WCImage **out)
+             const char *export_profile, int jpeg_shrink, WCImage **out)
 {
     /* thumbnail_buffer only reads the buffer; its prototype lacks the const. */
     void *bytes = (void *) data;
+    if (jpeg_shrink > 1)
+        return thumbnail_shrunk_jpeg(bytes, length, width, height, fail_on, export_profile, jpeg_shrink, out);
     if (export_profile)
         return vips_thumbnail_buffer(bytes, length, out, width, "height", height, "size", VIPS_SIZE_FORCE,
                                      "option_string", loader_options(fail_on), "export_profile", export_profile,

@@ -92,9 +92,11 @@ int wc_heif_compression(WCImage *image, char *buffer, size_t capacity);
 
 /** Decodes and sizes in one pass: shrink-on-load to exactly width x height (after applying the
  *  EXIF orientation), first page only. `export_profile` ("srgb") converts images with an
- *  embedded profile; NULL keeps them in their own profile's space. CMYK always becomes RGB. */
+ *  embedded profile; NULL keeps them in their own profile's space. CMYK always becomes RGB.
+ *  `jpeg_shrink` 2, 4 or 8 decodes a JPEG at that fraction of its size (libjpeg's scaled DCT)
+ *  before resampling; 1 leaves the choice to libvips, which keeps a factor of two in hand. */
 int wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on,
-                 const char *export_profile, WCImage **out);
+                 const char *export_profile, int jpeg_shrink, WCImage **out);
 
 /** Fully decodes the first page (used to check outputs). */
 int wc_load(const void *data, size_t length, WCImage **out);

@@ -74,8 +74,8 @@ struct RenderMemo: Sendable {
             values.map { "\($0.key.rawValue)=\($0.value)" }.sorted().joined(separator: ",")
         }
         let defaults = configuration.encoderDefaults
-        return "cascade=\(configuration.cascade) quality=\(sorted(defaults.quality)) effort=\(sorted(defaults.effort)) "
-            + "progressive=\(defaults.progressive)"
+        return "cascade=\(configuration.cascade) fast-shrink-on-load=\(configuration.fastShrinkOnLoad) "
+            + "quality=\(sorted(defaults.quality)) effort=\(sorted(defaults.effort)) progressive=\(defaults.progressive)"
     }
 
     /// The entry saved under `key` for `source`, if there is one and it lists exactly the

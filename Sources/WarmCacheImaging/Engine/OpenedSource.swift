@@ -50,7 +50,8 @@ public struct OpenedSource: Sendable {
                                        capabilities: engine.capabilities, placeholderSize: thumbnail)
         let result: Result<RenderedSource, ImagingError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(ImagingError) in
-                let decoder = SourceDecoder(bytes: buffer, name: name, failOn: engine.failLevel)
+                let decoder = SourceDecoder(bytes: buffer, source: info, name: name, failOn: engine.failLevel,
+                                            fastShrinkOnLoad: engine.configuration.fastShrinkOnLoad)
                 let renderer = VariantRenderer(plan: plan, source: info, hasSRGBProfile: hasSRGBProfile, name: name,
                                                decoder: decoder)
                 let placeholder = try renderer.placeholder(kinds)

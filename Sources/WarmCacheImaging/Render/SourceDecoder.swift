@@ -7,12 +7,16 @@ import CVipsShim
 /// libvips' `thumbnail` does the heavy lifting: JPEG, WebP and HEIF decoders can shrink while
 /// decoding (a 6000 px JPEG decodes at 1/8 scale in a fraction of the time), EXIF orientation
 /// is applied, CMYK and profiled images are converted, and alpha is resampled premultiplied.
-/// Only the first frame of an animation or multi-page file is decoded.
+/// Only the first frame of an animation or multi-page file is decoded. How far a JPEG shrinks
+/// while decoding is ``JPEGShrinkOnLoad``'s choice.
 struct SourceDecoder {
     /// The encoded source; valid for the decoder's lifetime.
     let bytes: UnsafeRawBufferPointer
+    let source: SourceImageInfo
     let name: String
     let failOn: Int32
+    /// ``ImagingConfiguration/fastShrinkOnLoad``.
+    let fastShrinkOnLoad: Bool
 
     /// The source decoded at `size` (upright pixels) in `mode`'s colour space, in memory.
     func decode(size: PixelSize, exportProfile: String?) throws(ImagingError) -> VipsImage {
@@ -41,13 +45,14 @@ struct SourceDecoder {
 
     private func decodeOnce(_ base: UnsafeRawPointer, size: PixelSize, exportProfile: String?)
         throws(VipsCallError) -> VipsImage {
+        let shrink = JPEGShrinkOnLoad.factor(source: source, target: size, fast: fastShrinkOnLoad)
         let decoded = try VipsImage.make("thumbnail") { out in
             if let exportProfile {
                 return exportProfile.withCString {
-                    wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, $0, out)
+                    wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, $0, shrink, out)
                 }
             }
-            return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, out)
+            return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, shrink, out)
         }
         return try Self.normalised(decoded).copiedToMemory()
     }
