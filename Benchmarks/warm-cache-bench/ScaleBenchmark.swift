@@ -69,6 +69,10 @@ struct ScaleBenchmark: AsyncParsableCommand {
         var leftovers: [URL] = []
         defer {
             for folder in leftovers { try? FileManager.default.removeItem(at: folder) }
+            if !leftovers.isEmpty {
+                print("deleted the runs' folders; on ext4 without a journal creating files stays slow for up to "
+                    + "6 minutes after a large deletion, so leave that long before timing the next run")
+            }
         }
         func setAside(_ folder: URL) {
             guard FileManager.default.fileExists(atPath: folder.path) else { return }
