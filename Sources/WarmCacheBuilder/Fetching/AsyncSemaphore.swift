@@ -1,5 +1,7 @@
 /// A counting semaphore for Swift concurrency: at most `limit` holders at a time, the
-/// others suspended (not blocking a thread) in FIFO order.
+/// others suspended (not blocking a thread) in FIFO order, or largest `priority` first when
+/// waiters give one (equal priorities in FIFO order; every eighth permit still goes to the
+/// longest waiter, so none waits for ever).
 ///
 /// Cancellation-safe: a task cancelled while waiting stops waiting at once and throws
 /// `CancellationError`, without taking a permit. A task whose permit was granted just as
@@ -10,7 +12,7 @@ final class AsyncSemaphore: Sendable {
     /// it was cancelled before it could park. Granting or cancelling removes the ticket.
     private enum Ticket {
         case reserved
-        case waiting(CheckedContinuation<Void, Error>)
+        case waiting(CheckedContinuation<Void, Error>, priority: Int)
         case cancelledEarly
     }
 
@@ -22,18 +24,51 @@ final class AsyncSemaphore: Sendable {
         var queueHead = 0
         var nextTicket: UInt64 = 0
 
-        /// Pops the oldest ticket that is actually parked, if any.
+        /// Parked waiters that gave a priority above 0.
+        var prioritized = 0
+
+        /// Pops a parked ticket, if any: the oldest, or with prioritized waiters ``popLargest()``'s choice.
         mutating func popWaiter() -> CheckedContinuation<Void, Error>? {
+            if prioritized > 0, let continuation = popLargest() { return continuation }
             while queueHead < queue.count {
                 let ticket = queue[queueHead]
                 queueHead += 1
-                if case .waiting(let continuation)? = tickets.removeValue(forKey: ticket) {
+                if case .waiting(let continuation, _)? = tickets.removeValue(forKey: ticket) {
                     compactQueue()
                     return continuation
                 }
             }
             compactQueue()
             return nil
+        }
+
+        /// Grants made to prioritized waiters since the oldest waiter last got one.
+        var grantsPassingOldest = 0
+
+        /// The parked waiter with the largest priority (the oldest of those); every eighth grant
+        /// goes to the oldest waiter instead, so a small priority waits a bounded time. Scans the
+        /// live tickets: a pipeline's window of them.
+        private mutating func popLargest() -> CheckedContinuation<Void, Error>? {
+            var best: (ticket: UInt64, priority: Int)?
+            var oldest: UInt64?
+            for (ticket, entry) in tickets {
+                guard case .waiting(_, let priority) = entry else { continue }
+                if ticket < oldest ?? .max { oldest = ticket }
+                if let current = best, priority < current.priority || (priority == current.priority && ticket > current.ticket) {
+                    continue
+                }
+                best = (ticket, priority)
+            }
+            guard var chosen = best?.ticket, let oldest else { return nil }
+            grantsPassingOldest += 1
+            if grantsPassingOldest >= 8 { chosen = oldest }
+            if chosen == oldest { grantsPassingOldest = 0 }
+            guard case .waiting(let continuation, let priority)? = tickets.removeValue(forKey: chosen) else { return nil }
+            if priority > 0 { prioritized -= 1 }
+            // Granted tickets leave their numbers in the arrival queue: drop those at its front.
+            while queueHead < queue.count, tickets[queue[queueHead]] == nil { queueHead += 1 }
+            compactQueue()
+            return continuation
         }
 
         /// Drops consumed queue slots once they outnumber the live ones.
@@ -52,6 +87,13 @@ final class AsyncSemaphore: Sendable {
         state = Locked(State(available: max(1, limit)))
     }
 
+    /// How many waiters are parked (for tests).
+    var parkedCount: Int {
+        state.withLock { state in
+            state.tickets.values.filter { if case .waiting = $0 { return true } else { return false } }.count
+        }
+    }
+
     /// Runs `body` while holding a permit.
     func withPermit<T>(_ body: () async throws -> T) async throws -> T {
         try await acquire()
@@ -60,7 +102,9 @@ final class AsyncSemaphore: Sendable {
     }
 
     /// Waits for a permit. Throws `CancellationError` if the task is cancelled first.
-    func acquire() async throws {
+    /// - Parameter priority: while permits are short, the waiter with the largest priority gets
+    ///   the next one (equal priorities in arrival order).
+    func acquire(priority: Int = 0) async throws {
         try Task.checkCancellation()
         let ticket: UInt64? = state.withLock { state in
             if state.available > 0 {
@@ -80,8 +124,9 @@ final class AsyncSemaphore: Sendable {
                         state.tickets[ticket] = nil
                         return true
                     }
-                    state.tickets[ticket] = .waiting(continuation)
+                    state.tickets[ticket] = .waiting(continuation, priority: priority)
                     state.queue.append(ticket)
+                    if priority > 0 { state.prioritized += 1 }
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
@@ -92,8 +137,9 @@ final class AsyncSemaphore: Sendable {
                 case .reserved?:
                     state.tickets[ticket] = .cancelledEarly
                     return nil
-                case .waiting(let continuation)?:
+                case .waiting(let continuation, let priority)?:
                     state.tickets[ticket] = nil
+                    if priority > 0 { state.prioritized -= 1 }
                     return continuation
                 case .cancelledEarly?, nil:
                     return nil  // already granted: the permit is the caller's to release

@@ -424,7 +424,10 @@ public struct WarmPipeline: Sendable {
                 result = .success(reused)
             case .success(.needsRender(let pending)):
                 do {
-                    try await slots.acquire()
+                    // Larger originals first (their size standing in for their work): a large photo
+                    // that arrives last would otherwise render alone at the end of the run while
+                    // the other imaging processes sit idle.
+                    try await slots.acquire(priority: pending.bytes?.count ?? acquired.bytesDownloaded)
                 } catch {
                     return failed(SourceFailure(.imaging, "\(error)"))
                 }

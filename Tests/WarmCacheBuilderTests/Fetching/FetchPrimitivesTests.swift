@@ -73,6 +73,55 @@ struct FetchPrimitivesTests {
         semaphore.release()
     }
 
+    @Test("Waiters with a priority get permits largest first, equal ones in arrival order")
+    func semaphorePriorities() async throws {
+        let semaphore = AsyncSemaphore(limit: 1)
+        try await semaphore.acquire()
+        let granted = Locked<[String]>([])
+        var waiters: [String: Task<Void, Error>] = [:]
+        for (label, priority) in [("a", 0), ("b", 5), ("c", 5), ("d", 9), ("f", 7), ("e", 0)] {
+            let parked = semaphore.parkedCount
+            waiters[label] = Task {
+                try await semaphore.acquire(priority: priority)
+                granted.withLock { $0.append(label) }
+            }
+            // Each waiter parks before the next arrives, so arrival order is known.
+            while semaphore.parkedCount == parked { await Task.yield() }
+        }
+        waiters["f"]?.cancel()
+        await #expect(throws: CancellationError.self) { try await waiters["f"]!.value }
+
+        for count in 1...5 {
+            semaphore.release()
+            while granted.withLock({ $0.count }) < count { await Task.yield() }
+        }
+        #expect(granted.withLock { $0 } == ["d", "b", "c", "a", "e"])
+        #expect(semaphore.parkedCount == 0)
+        semaphore.release()
+    }
+
+    @Test("A waiter with a small priority still gets every eighth permit when it waits longest")
+    func semaphorePrioritiesDoNotStarve() async throws {
+        let semaphore = AsyncSemaphore(limit: 1)
+        try await semaphore.acquire()
+        let granted = Locked<[String]>([])
+        let waiters = [("old", 0)] + (1...10).map { ("p\($0)", $0) }
+        for (label, priority) in waiters {
+            let parked = semaphore.parkedCount
+            Task {
+                try await semaphore.acquire(priority: priority)
+                granted.withLock { $0.append(label) }
+            }
+            while semaphore.parkedCount == parked { await Task.yield() }
+        }
+        for count in 1...waiters.count {
+            semaphore.release()
+            while granted.withLock({ $0.count }) < count { await Task.yield() }
+        }
+        #expect(granted.withLock { $0 } == ["p10", "p9", "p8", "p7", "p6", "p5", "p4", "old", "p3", "p2", "p1"])
+        semaphore.release()
+    }
+
     @Test("An already-cancelled task does not take a permit")
     func semaphoreCancelledBeforehand() async throws {
         let semaphore = AsyncSemaphore(limit: 1)
