@@ -73,53 +73,50 @@ struct FetchPrimitivesTests {
         semaphore.release()
     }
 
+    /// A semaphore whose one permit is held, with `waiters` parked in the order given (each
+    /// parks before the next arrives), and the labels of those granted, in grant order.
+    struct ParkedWaiters {
+        let semaphore = AsyncSemaphore(limit: 1)
+        let granted = Locked<[String]>([])
+        var tasks: [String: Task<Void, Error>] = [:]
+
+        init(_ waiters: [(label: String, priority: Int)]) async throws {
+            try await semaphore.acquire()
+            for (label, priority) in waiters {
+                let parked = semaphore.parkedCount
+                tasks[label] = Task { [semaphore, granted] in
+                    try await semaphore.acquire(priority: priority)
+                    granted.withLock { $0.append(label) }
+                }
+                while semaphore.parkedCount == parked { await Task.yield() }
+            }
+        }
+
+        /// Releases `count` permits one at a time, each once the last one's waiter has it.
+        func release(_ count: Int) async -> [String] {
+            for granted in 1...count {
+                semaphore.release()
+                while self.granted.withLock({ $0.count }) < granted { await Task.yield() }
+            }
+            return self.granted.withLock { $0 }
+        }
+    }
+
     @Test("Waiters with a priority get permits largest first, equal ones in arrival order")
     func semaphorePriorities() async throws {
-        let semaphore = AsyncSemaphore(limit: 1)
-        try await semaphore.acquire()
-        let granted = Locked<[String]>([])
-        var waiters: [String: Task<Void, Error>] = [:]
-        for (label, priority) in [("a", 0), ("b", 5), ("c", 5), ("d", 9), ("f", 7), ("e", 0)] {
-            let parked = semaphore.parkedCount
-            waiters[label] = Task {
-                try await semaphore.acquire(priority: priority)
-                granted.withLock { $0.append(label) }
-            }
-            // Each waiter parks before the next arrives, so arrival order is known.
-            while semaphore.parkedCount == parked { await Task.yield() }
-        }
-        waiters["f"]?.cancel()
-        await #expect(throws: CancellationError.self) { try await waiters["f"]!.value }
-
-        for count in 1...5 {
-            semaphore.release()
-            while granted.withLock({ $0.count }) < count { await Task.yield() }
-        }
-        #expect(granted.withLock { $0 } == ["d", "b", "c", "a", "e"])
-        #expect(semaphore.parkedCount == 0)
-        semaphore.release()
+        let waiters = try await ParkedWaiters([("a", 0), ("b", 5), ("c", 5), ("d", 9), ("f", 7), ("e", 0)])
+        waiters.tasks["f"]?.cancel()
+        await #expect(throws: CancellationError.self) { try await waiters.tasks["f"]!.value }
+        #expect(await waiters.release(5) == ["d", "b", "c", "a", "e"])
+        #expect(waiters.semaphore.parkedCount == 0)
+        waiters.semaphore.release()
     }
 
     @Test("A waiter with a small priority still gets every eighth permit when it waits longest")
     func semaphorePrioritiesDoNotStarve() async throws {
-        let semaphore = AsyncSemaphore(limit: 1)
-        try await semaphore.acquire()
-        let granted = Locked<[String]>([])
-        let waiters = [("old", 0)] + (1...10).map { ("p\($0)", $0) }
-        for (label, priority) in waiters {
-            let parked = semaphore.parkedCount
-            Task {
-                try await semaphore.acquire(priority: priority)
-                granted.withLock { $0.append(label) }
-            }
-            while semaphore.parkedCount == parked { await Task.yield() }
-        }
-        for count in 1...waiters.count {
-            semaphore.release()
-            while granted.withLock({ $0.count }) < count { await Task.yield() }
-        }
-        #expect(granted.withLock { $0 } == ["p10", "p9", "p8", "p7", "p6", "p5", "p4", "old", "p3", "p2", "p1"])
-        semaphore.release()
+        let waiters = try await ParkedWaiters([("old", 0)] + (1...10).map { ("p\($0)", $0) })
+        #expect(await waiters.release(11) == ["p10", "p9", "p8", "p7", "p6", "p5", "p4", "old", "p3", "p2", "p1"])
+        waiters.semaphore.release()
     }
 
     @Test("An already-cancelled task does not take a permit")
