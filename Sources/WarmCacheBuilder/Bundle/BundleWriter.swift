@@ -48,6 +48,9 @@ public final class BundleWriter: Sendable {
     private let objects = Locked<OpenFolder?>(nil)
     /// Fan-out directories (`objects/<aa>`) known to exist, so each is created once per run.
     private let fanouts = Locked<Set<String>>([])
+    /// Flushes the blobs ``storeBlob(_:format:)`` adds while the run goes on (created with the
+    /// first one; the commit flushes what it has not).
+    private let flusher = Locked<BlobFlusher?>(nil)
     /// Whether ``prepare()`` found what an interrupted run leaves (its staging folder or a
     /// half-built index): then the next commit collects garbage even if it changes nothing.
     private let foundInterruptedRun = Locked(false)
@@ -130,6 +133,11 @@ public final class BundleWriter: Sendable {
         if existing == nil {
             try withStaging { try $0.recordAdded(destination) }
         }
+        flusher.withLock { flusher in
+            let running = flusher ?? BlobFlusher(limit: Self.fileByFileFlushLimit)
+            flusher = running
+            return running
+        }.flushSoon(destination)
         return StoredBlob(sha256: sha256, format: format, byteCount: data.count, written: true)
     }
 
@@ -387,11 +395,13 @@ public final class BundleWriter: Sendable {
         }
     }
 
-    /// Up to this many new blobs, a commit flushes them one by one instead of the whole file system.
+    /// Up to this many new blobs, a commit flushes them one by one (those ``BlobFlusher`` has not
+    /// flushed yet) instead of the whole file system.
     static let fileByFileFlushLimit = 256
 
     private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?, shard: Shard?,
                         lastPublished: PublishedIndex?) throws -> (summary: CommitSummary, published: PublishedIndex?) {
+        let flushedEarly = stopFlusher()
         // Nothing changed (a no-op re-warm): the staged rows are the published ones, no blob was
         // added, and no interrupted run left garbage. Publishing would only write, flush and rename
         // an index with the same contents, and list every blob for garbage the last commit removed.
@@ -494,6 +504,7 @@ public final class BundleWriter: Sendable {
             if !flushedAll {
                 var directories = Set<String>()
                 try builder.forEachAdded { path in
+                    guard !flushedEarly.contains(path) else { return }
                     try DurableFile.sync(URL(fileURLWithPath: path))
                     directories.insert((path as NSString).deletingLastPathComponent)
                 }
@@ -515,7 +526,17 @@ public final class BundleWriter: Sendable {
         return (summary, published(summary))
     }
 
+    /// Stops the blob flusher, if one runs; returns the blobs it flushed.
+    private func stopFlusher() -> Set<String> {
+        let running = flusher.withLock { flusher in
+            defer { flusher = nil }
+            return flusher
+        }
+        return running?.stop() ?? []
+    }
+
     private func discardStaged() {
+        _ = stopFlusher()
         staged.withLock { builder in
             builder?.discard()
             builder = nil
