@@ -13,7 +13,8 @@ import WarmCache
 ///    run of any size holds no rows in memory.
 /// 4. ``commit(createdAt:)`` checks that every blob the staged rows reference exists, builds the
 ///    new index from them in a temporary file in one transaction, flushes the new blobs, their
-///    directories and the index to disk (one `syncfs` on Linux; file by file elsewhere) and renames
+///    directories and the index to disk (one `syncfs` on Linux past 256 new blobs; file by file
+///    otherwise, most already flushed by a ``BlobFlusher`` while the run went on) and renames
 ///    the index over `index.sqlite`: the one atomic step that switches readers from the old bundle
 ///    to the new one. One flush of everything before that rename gives the same guarantee as a
 ///    flush per blob, at a fraction of the cost.
