@@ -113,6 +113,53 @@ import WarmCacheTestSupport
         #expect(answered.values.allSatisfy { $0 }, "renders that differ: \(answered.filter { !$0.value }.keys.sorted())")
     }
 
+    /// Processes started ahead (while a warm's first originals download) take the first sources;
+    /// no more are started than the pool holds, and none once it is shut down.
+    @Test func prestartedProcessesTakeTheFirstSources() throws {
+        let engine = try ImagingEngine()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("prestart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let starts = scratch.appendingPathComponent("starts").path
+        // Each process notes its start, then becomes an imaging process.
+        let worker = try Self.workerCommand().map { "'\($0)'" }.joined(separator: " ")
+        let pool = ImagingProcessPool(command: ["/bin/sh", "-c", "echo started >> '\(starts)'; exec \(worker)"],
+                                      configuration: engine.configuration, vectorPaths: .automatic, processes: 2)
+        func started() -> Int {
+            ((try? String(contentsOfFile: starts, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        pool.prestart(5)
+        // Waits for the two starts (the machine may be busy: up to two minutes), not for a time.
+        let deadline = Date().addingTimeInterval(120)
+        while started() < 2, Date() < deadline { usleep(10_000) }
+        #expect(started() == 2)
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let specs = [VariantSpec(width: 40, height: nil, format: .jpeg)]
+        for _ in 0..<3 {
+            let (info, rendered) = try pool.render(source.bytes, name: source.name, specs: specs, alphaSpecs: specs,
+                                                   placeholder: [])
+            let here = try source.render(specs, placeholder: [])
+            #expect(info == source.info && rendered == here)
+        }
+        pool.shutdown()
+        pool.prestart(2)
+        #expect(started() == 2)
+    }
+
+    @Test func aPrestartThatCannotStartIsReportedWithTheFirstSource() throws {
+        let engine = try ImagingEngine()
+        let pool = ImagingProcessPool(command: ["/nonexistent/warm-cache", "imaging-worker"],
+                                      configuration: engine.configuration)
+        defer { pool.shutdown() }
+        pool.prestart(1)
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let error = #expect(throws: ImagingError.self) {
+            try pool.render(source.bytes, name: source.name, specs: [VariantSpec(width: 32, height: nil, format: .jpeg)],
+                            alphaSpecs: [], placeholder: [])
+        }
+        #expect(error?.message.contains("/nonexistent/warm-cache") == true, "\(String(describing: error))")
+    }
+
     @Test func aPoolThatWasShutDownRefusesNewSources() throws {
         let engine = try ImagingEngine()
         let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration,

@@ -179,7 +179,11 @@ public struct WarmPipeline: Sendable {
                     // The first step fills the window; its records are read here.
                     let sources = plan.sources[next..<min(next + room, end)]
                     next = sources.endIndex
-                    enter(sources, await BlockingWork.run { check(sources) })
+                    let checks = await BlockingWork.run { check(sources) }
+                    // Originals not in the cache are downloaded and rendered: their imaging
+                    // processes start while the first ones download.
+                    processes?.prestart(zip(sources, checks).count { $0.isRemote && $1.cached?.found == nil })
+                    enter(sources, checks)
                 }
                 while ahead.count < aheadBatches, next < end {
                     let sources = plan.sources[next..<min(next + batch, end)]
@@ -215,9 +219,8 @@ public struct WarmPipeline: Sendable {
         if let fetcher {
             try? await fetcher.shutdown()
         }
-        if let processes {
-            await BlockingWork.run { processes.shutdown() }
-        }
+        // The imaging processes exit (and are waited for) while the bundle is committed.
+        let stopping = processes.map { processes in Task { await BlockingWork.run { processes.shutdown() } } }
         // Confirmations kept in memory go to the records while the bundle is committed (another
         // file); a failure only loses when originals were last confirmed.
         let confirmations = Task { await BlockingWork.run { try? records.flush() } }
@@ -242,6 +245,7 @@ public struct WarmPipeline: Sendable {
                 }
             }
             let lines = await reportLines?.value
+            await stopping?.value
             report.status = status
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             report.warnings = manifestWarnings + report.warnings.sorted()

@@ -71,6 +71,13 @@ package final class ImagingProcessPool: @unchecked Sendable {
         return try job.result().get()
     }
 
+    /// Starts up to `count` processes (no more than the pool's) before any source waits for one,
+    /// so that they are ready when the first sources arrive: a process takes ~40 ms to start
+    /// (loading libvips and its modules), about what a photo takes to download.
+    package func prestart(_ count: Int) {
+        queue.prestart(count)
+    }
+
     /// Stops every process once the sources already queued are rendered, and waits for them
     /// (each exits once its input closes).
     package func shutdown() {
@@ -138,12 +145,27 @@ private final class JobQueue: @unchecked Sendable {
         }
         // A driver that was signalled may not have woken yet: count what waits, not the signals.
         if waiting.count - head > idleDrivers, drivers < driverLimit {
-            drivers += 1
-            let thread = Thread { [self] in drive() }
-            thread.name = "warm-cache imaging process \(drivers)"
-            thread.start()
+            startDriver(startingProcess: false)
         }
         return true
+    }
+
+    /// Starts drivers, each starting its process at once, until there are `count` (at most the limit).
+    func prestart(_ count: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return }
+        while drivers < min(count, driverLimit) {
+            startDriver(startingProcess: true)
+        }
+    }
+
+    /// Called under the lock.
+    private func startDriver(startingProcess: Bool) {
+        drivers += 1
+        let thread = Thread { [self] in drive(startingProcess: startingProcess) }
+        thread.name = "warm-cache imaging process \(drivers)"
+        thread.start()
     }
 
     /// Lets the drivers finish the queued sources, then stop their processes; returns when they have.
@@ -175,8 +197,9 @@ private final class JobQueue: @unchecked Sendable {
     }
 
     /// One driver: renders sources in its process, one after another, until the queue closes.
-    private func drive() {
-        var process: ImagingProcess?
+    private func drive(startingProcess: Bool) {
+        // A process that cannot start now is tried again, and its error reported, with the first source.
+        var process: ImagingProcess? = startingProcess ? try? ImagingProcess(command: command, setup: setup) : nil
         while let job = next() {
             job.finish(render(job, in: &process))
         }
