@@ -1,4 +1,5 @@
 import CVipsShim
+import Foundation
 import Testing
 @testable import WarmCacheImaging
 
@@ -42,6 +43,22 @@ import Testing
             #expect(!state.vectorPathsEnabled, "\(state.vectorPathsReason)")
         }
         #expect(!ImagingEngine.availableFormats().isEmpty)
+    }
+
+    /// Where libvips has a module folder, only the modules of the accepted formats are loaded:
+    /// no ImageMagick, PDF or OpenSlide loader in the process, and HEIF and JPEG XL still there.
+    @Test func onlyTheModulesTheFormatsNeedAreLoaded() throws {
+        _ = Fixtures.engine
+        guard let folder = wc_vips_module_folder().map({ String(cString: $0) }) else { return }
+        for loader in ["magickload", "magickload_buffer", "pdfload", "openslideload"] {
+            #expect(wc_vips_has_operation(loader) == 0, "\(loader) is loaded")
+        }
+        let present = { (module: String) in FileManager.default.fileExists(atPath: "\(folder)/\(module).so") }
+        #expect(present("vips-heif") && present("vips-jxl"), "the test expects both modules in \(folder)")
+        #expect(ImagingEngine.canEncode(.avif) && ImagingEngine.canEncode(.heic) && ImagingEngine.canEncode(.jxl))
+        #expect(wc_vips_has_operation("heifload_buffer") != 0 && wc_vips_has_operation("jxlload_buffer") != 0)
+        // The process's environment is as it was (libvips was pointed away from the folder for its start).
+        #expect(ProcessInfo.processInfo.environment["VIPSHOME"].map { !$0.hasPrefix(folder) } ?? true)
     }
 
     @Test func startingAgainWithOtherSettingsIsRefusedByName() throws {
