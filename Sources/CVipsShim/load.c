@@ -1,4 +1,5 @@
 /* Loading: format sniffing, header-only opening, shrink-on-load decoding. */
+#include <string.h>
 #include <vips/vips.h>
 #include "warmcache_vips.h"
 
@@ -13,9 +14,25 @@ fail_on_level(int level)
     }
 }
 
+/* Whether bytes may be an image that only a module reads (so the modules are loaded before
+ * libvips looks for a loader): an ISO base media file (HEIF: HEIC, AVIF) or JPEG XL, a bare
+ * codestream or its container. Anything else is read by libvips itself, or refused. */
+static int
+may_need_module(const unsigned char *bytes, size_t length)
+{
+    static const unsigned char jxl_container[] = { 0, 0, 0, 0x0C, 'J', 'X', 'L', ' ', 0x0D, 0x0A, 0x87, 0x0A };
+    if (length >= 8 && memcmp(bytes + 4, "ftyp", 4) == 0)
+        return 1;
+    if (length >= 2 && bytes[0] == 0xFF && bytes[1] == 0x0A)
+        return 1;
+    return length >= sizeof jxl_container && memcmp(bytes, jxl_container, sizeof jxl_container) == 0;
+}
+
 const char *
 wc_find_loader(const void *data, size_t length)
 {
+    if (may_need_module(data, length))
+        wc_vips_load_modules();
     /* On failure the error buffer is left for the caller to take (and clear) under its lock:
      * clearing here could wipe another thread's message. */
     return vips_foreign_find_load_buffer(data, length);
@@ -24,6 +41,8 @@ wc_find_loader(const void *data, size_t length)
 int
 wc_open_header(const void *data, size_t length, int fail_on, WCImage **out)
 {
+    if (may_need_module(data, length))
+        wc_vips_load_modules();
     *out = vips_image_new_from_buffer(data, length, "", "fail_on", fail_on_level(fail_on), NULL);
     return *out ? 0 : -1;
 }
@@ -65,6 +84,8 @@ wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on
 {
     /* thumbnail_buffer only reads the buffer; its prototype lacks the const. */
     void *bytes = (void *) data;
+    if (may_need_module(data, length))
+        wc_vips_load_modules();
     if (jpeg_shrink > 1)
         return thumbnail_shrunk_jpeg(bytes, length, width, height, fail_on, export_profile, jpeg_shrink, out);
     if (export_profile)
@@ -78,6 +99,8 @@ wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on
 int
 wc_load(const void *data, size_t length, WCImage **out)
 {
+    if (may_need_module(data, length))
+        wc_vips_load_modules();
     VipsImage *lazy = vips_image_new_from_buffer(data, length, "", NULL);
     if (!lazy)
         return -1;

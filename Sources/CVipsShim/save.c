@@ -38,6 +38,7 @@ wc_save_webp(WCImage *in, const WCSaveOptions *o, void **data, size_t *length)
 int
 wc_save_heif(WCImage *in, const WCSaveOptions *o, int av1, void **data, size_t *length)
 {
+    wc_vips_load_modules();
     VipsForeignHeifCompression compression = av1 ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1
                                                  : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC;
     return vips_heifsave_buffer(in, data, length, "Q", o->quality, "lossless", o->lossless,
@@ -48,6 +49,7 @@ wc_save_heif(WCImage *in, const WCSaveOptions *o, int av1, void **data, size_t *
 int
 wc_save_jxl(WCImage *in, const WCSaveOptions *o, void **data, size_t *length)
 {
+    wc_vips_load_modules();
     return vips_jxlsave_buffer(in, data, length, "Q", o->quality, "lossless", o->lossless,
                                "effort", o->effort, "strip", o->strip, NULL);
 }

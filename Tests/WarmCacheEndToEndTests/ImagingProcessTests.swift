@@ -113,6 +113,26 @@ import WarmCacheTestSupport
         #expect(answered.values.allSatisfy { $0 }, "renders that differ: \(answered.filter { !$0.value }.keys.sorted())")
     }
 
+    /// An imaging process loads libvips' HEIF and JPEG XL modules only when a source needs them:
+    /// an AVIF or JPEG XL original rendered to JPEG (no encoder probed) still opens and renders as
+    /// it does here.
+    @Test func heifAndJPEGXLOriginalsRenderInAFreshProcess() throws {
+        let engine = try ImagingEngine()
+        let photo = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let jpeg = [VariantSpec(width: 48, height: nil, format: .jpeg)]
+        for format in [ImageFormat.avif, .jxl] {
+            let original = try photo.render([VariantSpec(width: 160, height: nil, format: format)])[0].data
+            let source = try engine.open(original, name: "coffee.\(format.rawValue)")
+            let pool = ImagingProcessPool(command: try Self.workerCommand(), configuration: engine.configuration,
+                                          vectorPaths: .automatic, processes: 1)
+            defer { pool.shutdown() }
+            let (info, rendered) = try pool.render(source.bytes, name: source.name, specs: jpeg, alphaSpecs: jpeg,
+                                                   placeholder: [])
+            let here = try source.render(jpeg, placeholder: [])
+            #expect(info == source.info && rendered == here, "\(format)")
+        }
+    }
+
     /// Processes started ahead (while a warm's first originals download) take the first sources;
     /// no more are started than the pool holds, and none once it is shut down.
     @Test func prestartedProcessesTakeTheFirstSources() throws {

@@ -25,12 +25,17 @@ typedef struct _VipsImage WCImage;
 /* MARK: Runtime */
 
 /** Initialises libvips exactly once per process (thread-safe); returns 0 on success.
- *  Also silences libvips warnings on stderr (like VIPS_WARNING=0), and loads only the libvips
- *  modules the engine's formats need (HEIF, JPEG XL) where libvips has a module folder. */
+ *  Also silences libvips warnings on stderr (like VIPS_WARNING=0). Where libvips has a module
+ *  folder, no module is loaded at start: only the HEIF and JPEG XL ones, on first need. */
 int wc_vips_init(void);
-/** The module folder the used modules were loaded from, or NULL if libvips loaded its own
+/** The module folder the used modules are loaded from, or NULL if libvips loaded its own
  *  (built without modules, or their folder was not found beside it). */
 const char *wc_vips_module_folder(void);
+/** Loads the HEIF and JPEG XL modules unless they are (thread-safe); returns 1 if this call
+ *  loaded them. The loaders and savers that need them call it; so does a failed operation probe. */
+int wc_vips_load_modules(void);
+/** Whether the modules are loaded (or libvips loaded its own). */
+int wc_vips_modules_loaded(void);
 /** Threads per libvips pipeline and operation-cache limits (process-wide settings). */
 void wc_vips_configure(int threads_per_image, int cache_max_operations, size_t cache_max_bytes,
                        int cache_max_files);
