@@ -72,8 +72,8 @@ package final class ImagingProcessPool: @unchecked Sendable {
     }
 
     /// Starts up to `count` processes (no more than the pool's) before any source waits for one,
-    /// so that they are ready when the first sources arrive: a process takes ~40 ms to start
-    /// (loading libvips and its modules), about what a photo takes to download.
+    /// so that they are ready when the first sources arrive: a process takes ~30 ms of CPU to
+    /// start (mostly loading libvips' libraries), about what a photo takes to download.
     package func prestart(_ count: Int) {
         queue.prestart(count)
     }
