@@ -55,7 +55,8 @@ static void
 init_once_body(void)
 {
     /* libvips loads the modules under $VIPSHOME/lib (or its own libdir): for its start, VIPSHOME
-     * names a folder with none, then the used ones are loaded by path and VIPSHOME is restored. */
+     * names a folder with none, and is restored after; the used modules are loaded by path when
+     * first needed (wc_vips_load_modules). */
     char *modules = module_folder();
     char *home = NULL;
     gboolean had_home = FALSE;
