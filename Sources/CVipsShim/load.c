@@ -28,11 +28,18 @@ may_need_module(const unsigned char *bytes, size_t length)
     return length >= sizeof jxl_container && memcmp(bytes, jxl_container, sizeof jxl_container) == 0;
 }
 
-const char *
-wc_find_loader(const void *data, size_t length)
+/* Called by every function here that hands bytes to libvips' loaders. */
+static void
+load_modules_for(const void *data, size_t length)
 {
     if (may_need_module(data, length))
         wc_vips_load_modules();
+}
+
+const char *
+wc_find_loader(const void *data, size_t length)
+{
+    load_modules_for(data, length);
     /* On failure the error buffer is left for the caller to take (and clear) under its lock:
      * clearing here could wipe another thread's message. */
     return vips_foreign_find_load_buffer(data, length);
@@ -41,8 +48,7 @@ wc_find_loader(const void *data, size_t length)
 int
 wc_open_header(const void *data, size_t length, int fail_on, WCImage **out)
 {
-    if (may_need_module(data, length))
-        wc_vips_load_modules();
+    load_modules_for(data, length);
     *out = vips_image_new_from_buffer(data, length, "", "fail_on", fail_on_level(fail_on), NULL);
     return *out ? 0 : -1;
 }
@@ -84,8 +90,7 @@ wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on
 {
     /* thumbnail_buffer only reads the buffer; its prototype lacks the const. */
     void *bytes = (void *) data;
-    if (may_need_module(data, length))
-        wc_vips_load_modules();
+    load_modules_for(data, length);
     if (jpeg_shrink > 1)
         return thumbnail_shrunk_jpeg(bytes, length, width, height, fail_on, export_profile, jpeg_shrink, out);
     if (export_profile)
@@ -99,8 +104,7 @@ wc_thumbnail(const void *data, size_t length, int width, int height, int fail_on
 int
 wc_load(const void *data, size_t length, WCImage **out)
 {
-    if (may_need_module(data, length))
-        wc_vips_load_modules();
+    load_modules_for(data, length);
     VipsImage *lazy = vips_image_new_from_buffer(data, length, "", NULL);
     if (!lazy)
         return -1;

@@ -34,13 +34,16 @@ struct SourceRenderer: Sendable {
         case needsRender(Pending)
     }
 
-    /// A source the memo could not serve: its original's hash and, when the look-up had to read
-    /// the original to hash it, its bytes.
+    /// A source the memo could not serve: its original's hash and size and, when the look-up had
+    /// to read the original to hash it, its bytes.
     struct Pending: Sendable {
         var original: URL
         var sha256: String
         var memoKey: String
         var bytes: Data?
+        /// The original's size in bytes (0 if it cannot be read: rendering then fails and says why).
+        /// The pipeline renders larger originals first.
+        var byteCount: Int
     }
 
     /// Step 1, cheap (no decoding): an earlier identical render whose blobs are all still stored
@@ -61,7 +64,8 @@ struct SourceRenderer: Sendable {
         if let reused = reusable(planned, memoKey: memoKey) {
             return .reused(reused)
         }
-        return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known))
+        return .needsRender(Pending(original: original, sha256: sha256, memoKey: memoKey, bytes: known,
+                                    byteCount: known?.count ?? ObjectStore.fileSize(original) ?? 0))
     }
 
     /// The look-up for an original whose SHA-256 is known: an earlier identical render whose

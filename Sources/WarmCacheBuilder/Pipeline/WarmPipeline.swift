@@ -430,8 +430,8 @@ public struct WarmPipeline: Sendable {
                 do {
                     // Larger originals first (their size standing in for their work): a large photo
                     // that arrives last would otherwise render alone at the end of the run while
-                    // the other imaging processes sit idle.
-                    try await slots.acquire(priority: pending.bytes?.count ?? acquired.bytesDownloaded)
+                    // the other imaging processes sit idle. Downloaded, cached or local alike.
+                    try await slots.acquire(priority: pending.byteCount)
                 } catch {
                     return failed(SourceFailure(.imaging, "\(error)"))
                 }
