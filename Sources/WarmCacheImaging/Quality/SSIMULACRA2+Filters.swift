@@ -1,0 +1,508 @@
+// The filtering side of SSIMULACRA 2: libjxl's recursive Gaussian and the pooled error maps (see
+// SSIMULACRA2.swift for the reference and its licence).
+
+import Foundation
+
+extension SSIMULACRA2 {
+    /// libjxl's fast Gaussian blur, after Charalampidis, "Recursive Implementation of the Gaussian
+    /// Filter Using Truncated Cosine Functions" (IEEE Transactions on Signal Processing, 2016).
+    ///
+    /// The Gaussian is approximated by a sum of three cosines k = 1, 3, 5 over a window of radius
+    /// N = round(3.2795σ + 0.2546); each is a second-order recursive (IIR) filter,
+    ///
+    ///     y_k[n] = n2_k · (x[n−N−1] + x[n+N−1]) − d1_k · y_k[n−1] − y_k[n−2],    out[n] = Σ_k y_k[n],
+    ///
+    /// so the cost per pixel doesn't depend on σ. Pixels outside the image count as zero, as in the
+    /// reference (blurred values fall off towards the borders, in both images alike). The blur is
+    /// separable: rows first, then columns. SSIMULACRA 2 uses σ = 1.5, so N = 5.
+    ///
+    /// The recursions run in single precision like the reference's. Their poles lie on the unit circle,
+    /// so rounding errors don't fade out; they add a little noise to the SSIM term that the clamp at
+    /// zero turns into a small bias, in the reference too. That is why scores of near-lossless images
+    /// differ by up to a quarter of a point between the reference's own builds (scalar, SSE4, AVX2
+    /// with FMA), and why this port agrees with the reference to about that.
+    enum RecursiveGaussian {
+        static let radius = coefficients.radius
+
+        /// n2_k and d1_k for k = 1, 3, 5, from the paper's equations (33)-(57) for σ = 1.5.
+        static let coefficients: (radius: Int, n2: [Float], d1: [Float]) = {
+            let sigma = 1.5
+            let radius = (3.2795 * sigma + 0.2546).rounded()  // (57)
+            let omega = [1.0, 3.0, 5.0].map { $0 * Double.pi / (2 * radius) }
+            let p = [1 / tan(0.5 * omega[0]), -1 / tan(0.5 * omega[1]), 1 / tan(0.5 * omega[2])]  // (37)
+            let r = [p[0] * p[0] / sin(omega[0]), -p[1] * p[1] / sin(omega[1]), p[2] * p[2] / sin(omega[2])]  // (44)
+            let rho = omega.map { exp(-0.5 * sigma * sigma * $0 * $0) / radius }  // (50)
+            let d13 = p[0] * r[1] - r[0] * p[1], d35 = p[1] * r[2] - r[1] * p[2], d51 = p[2] * r[0] - r[2] * p[0]
+            let zeta15 = d35 / d13, zeta35 = d51 / d13  // (52)
+            let matrix = [[p[0], p[1], p[2]], [r[0], r[1], r[2]], [zeta15, zeta35, 1]]  // (56)
+            let gamma = [1, radius * radius - sigma * sigma, zeta15 * rho[0] + zeta35 * rho[1] + rho[2]]  // (55)
+            let beta = solve(matrix, gamma)  // (53)
+            let n2 = (0..<3).map { Float(-beta[$0] * cos(omega[$0] * (radius + 1))) }  // (33)
+            let d1 = (0..<3).map { Float(-2 * cos(omega[$0])) }
+            return (Int(radius), n2, d1)
+        }()
+
+        /// Solves the 3x3 system `matrix · x = vector` by Cramer's rule.
+        static func solve(_ matrix: [[Double]], _ vector: [Double]) -> [Double] {
+            func determinant(_ a: [[Double]]) -> Double {
+                a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                    + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+            }
+            let whole = determinant(matrix)
+            return (0..<3).map { column in
+                var replaced = matrix
+                for row in 0..<3 { replaced[row][column] = vector[row] }
+                return determinant(replaced) / whole
+            }
+        }
+
+        /// The coefficients, broadcast to vectors.
+        struct Coefficients {
+            let n2a = SIMD4<Float>(repeating: RecursiveGaussian.coefficients.n2[0])
+            let n2b = SIMD4<Float>(repeating: RecursiveGaussian.coefficients.n2[1])
+            let n2c = SIMD4<Float>(repeating: RecursiveGaussian.coefficients.n2[2])
+            let d1a = SIMD4<Float>(repeating: RecursiveGaussian.coefficients.d1[0])
+            let d1b = SIMD4<Float>(repeating: RecursiveGaussian.coefficients.d1[1])
+            let d1c = SIMD4<Float>(repeating: RecursiveGaussian.coefficients.d1[2])
+        }
+
+        /// One step of the three recursions for four independent signals: the new y1, y3, y5 from the
+        /// input sum x[n−N−1] + x[n+N−1] and the previous two outputs of each. Every pass goes through
+        /// this one function, so identical inputs give bit-identical outputs in both images.
+        @inline(__always)
+        static func step(_ sum: SIMD4<Float>, _ c: Coefficients,
+                         previous1: SIMD4<Float>, older1: SIMD4<Float>, previous3: SIMD4<Float>, older3: SIMD4<Float>,
+                         previous5: SIMD4<Float>, older5: SIMD4<Float>) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+            ((c.n2a * sum - older1) - c.d1a * previous1,
+             (c.n2b * sum - older3) - c.d1b * previous3,
+             (c.n2c * sum - older5) - c.d1c * previous5)
+        }
+
+        /// A recursion run along a row of vectors, its state kept in registers.
+        struct RowState {
+            var previous1 = SIMD4<Float>.zero, older1 = SIMD4<Float>.zero
+            var previous3 = SIMD4<Float>.zero, older3 = SIMD4<Float>.zero
+            var previous5 = SIMD4<Float>.zero, older5 = SIMD4<Float>.zero
+
+            @inline(__always)
+            mutating func advance(_ sum: SIMD4<Float>, _ c: Coefficients) -> SIMD4<Float> {
+                let (y1, y3, y5) = step(sum, c, previous1: previous1, older1: older1, previous3: previous3,
+                                        older3: older3, previous5: previous5, older5: older5)
+                older1 = previous1; previous1 = y1
+                older3 = previous3; previous3 = y3
+                older5 = previous5; previous5 = y5
+                return y1 + (y3 + y5)
+            }
+        }
+
+        /// Recursions run down columns, one vector of four columns each, their state kept in memory:
+        /// for each of k = 1, 3, 5 two slots per vector, which alternate between holding the previous
+        /// and the older output (the new output overwrites the older one).
+        struct ColumnState {
+            let base: UnsafeMutablePointer<SIMD4<Float>>
+            let vectors: Int
+
+            /// The memory this needs for `vectors` vectors.
+            static func capacity(vectors: Int) -> Int { 6 * vectors }
+
+            func reset() { base.update(repeating: .zero, count: 6 * vectors) }
+
+            /// Advances the recursions of every vector by one row, whose inputs are the rows `top` and
+            /// `bottom` (x[n−N−1] and x[n+N−1]); `parity` alternates between 0 and 1 from row to row.
+            func advanceRow(_ top: UnsafePointer<Float>, _ bottom: UnsafePointer<Float>, parity: Int,
+                            into output: UnsafeMutablePointer<SIMD4<Float>>) {
+                let c = Coefficients()
+                let previous = base + parity * vectors, older = base + (parity ^ 1) * vectors
+                let k3 = 2 * vectors, k5 = 4 * vectors
+                for v in 0..<vectors {
+                    let sum = top.vector(at: 4 &* v) + bottom.vector(at: 4 &* v)
+                    let (y1, y3, y5) = step(sum, c, previous1: previous[v], older1: older[v],
+                                            previous3: previous[k3 &+ v], older3: older[k3 &+ v],
+                                            previous5: previous[k5 &+ v], older5: older[k5 &+ v])
+                    older[v] = y1; older[k3 &+ v] = y3; older[k5 &+ v] = y5
+                    output[v] = y1 + (y3 + y5)
+                }
+            }
+        }
+
+        /// The horizontal pass of four rows of a plane x's statistics: the blur of x into `mean`, of
+        /// x² into `square`, and, when `times` (y) is given, of x·y into `product`. Only the first
+        /// `rows` output rows are written.
+        ///
+        /// The four rows are transposed into zero-padded rows of vectors (lane i = row i), the
+        /// recursions run on the four rows at once, and the results are transposed back.
+        static func filterQuad(_ x: RowQuad, times y: RowQuad?, rows: Int, into mean: RowQuad, _ square: RowQuad,
+                               _ product: RowQuad?, _ geometry: PlaneGeometry, _ workspace: Workspace) {
+            let width = geometry.width, stride = geometry.stride
+            let n = radius, twoN = 2 * radius
+            // Each padded row: [2N zeros][the row's values][zeros]; value j of the row is at 2N + j.
+            let length = stride + 3 * radius
+            let padded0 = workspace.paddedRows, padded1 = padded0 + length, padded2 = padded1 + length
+            let filtered0 = workspace.filteredRows, filtered1 = filtered0 + stride, filtered2 = filtered1 + stride
+            let inside0 = padded0 + twoN, inside1 = padded1 + twoN, inside2 = padded2 + twoN
+            let c = Coefficients()
+            let zero = SIMD4<Float>.zero
+            for padded in [padded0, padded1, padded2] {
+                padded.update(repeating: zero, count: twoN)
+                (padded + twoN + width).update(repeating: zero, count: length - twoN - width)
+            }
+
+            // Gather four columns at a time; the padding columns, read as zeros, are cleared below.
+            var j = 0
+            while j < width {
+                let a = x.r0.vector(at: j), b = x.r1.vector(at: j), d = x.r2.vector(at: j), e = x.r3.vector(at: j)
+                let (t0, t1, t2, t3) = transpose(a, b, d, e)
+                inside0[j] = t0; inside0[j &+ 1] = t1; inside0[j &+ 2] = t2; inside0[j &+ 3] = t3
+                let (s0, s1, s2, s3) = transpose(a * a, b * b, d * d, e * e)
+                inside1[j] = s0; inside1[j &+ 1] = s1; inside1[j &+ 2] = s2; inside1[j &+ 3] = s3
+                if let y {
+                    let (p0, p1, p2, p3) = transpose(a * y.r0.vector(at: j), b * y.r1.vector(at: j),
+                                                     d * y.r2.vector(at: j), e * y.r3.vector(at: j))
+                    inside2[j] = p0; inside2[j &+ 1] = p1; inside2[j &+ 2] = p2; inside2[j &+ 3] = p3
+                }
+                j &+= 4
+            }
+            for index in width..<stride {
+                inside0[index] = zero; inside1[index] = zero; inside2[index] = zero
+            }
+
+            // At step t the inputs are x[t − 2N] and x[t], padded[t] and padded[t + 2N], and the output
+            // is out[t − N + 1]; the first N − 1 steps only warm up. Running the statistics together
+            // gives the processor independent work while each recursion waits for its last result.
+            var state0 = RowState(), state1 = RowState(), state2 = RowState()
+            if y != nil {
+                for t in 0..<(n - 1) {
+                    _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)
+                    _ = state1.advance(padded1[t] + padded1[t &+ twoN], c)
+                    _ = state2.advance(padded2[t] + padded2[t &+ twoN], c)
+                }
+                var t = n - 1, o = 0
+                while o < width {
+                    filtered0[o] = state0.advance(padded0[t] + padded0[t &+ twoN], c)
+                    filtered1[o] = state1.advance(padded1[t] + padded1[t &+ twoN], c)
+                    filtered2[o] = state2.advance(padded2[t] + padded2[t &+ twoN], c)
+                    t &+= 1; o &+= 1
+                }
+            } else {
+                for t in 0..<(n - 1) {
+                    _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)
+                    _ = state1.advance(padded1[t] + padded1[t &+ twoN], c)
+                }
+                var t = n - 1, o = 0
+                while o < width {
+                    filtered0[o] = state0.advance(padded0[t] + padded0[t &+ twoN], c)
+                    filtered1[o] = state1.advance(padded1[t] + padded1[t &+ twoN], c)
+                    t &+= 1; o &+= 1
+                }
+            }
+            for index in width..<stride {
+                filtered0[index] = zero; filtered1[index] = zero; filtered2[index] = zero
+            }
+
+            scatter(filtered0, into: mean, rows: rows, stride)
+            scatter(filtered1, into: square, rows: rows, stride)
+            if let product { scatter(filtered2, into: product, rows: rows, stride) }
+        }
+
+        /// Transposes a row of vectors (lane i = row i) back into the first `rows` of four rows.
+        @inline(__always)
+        static func scatter(_ filtered: UnsafeMutablePointer<SIMD4<Float>>, into output: RowQuad, rows: Int,
+                            _ stride: Int) {
+            var j = 0
+            while j < stride {
+                let (t0, t1, t2, t3) = transpose(filtered[j], filtered[j &+ 1], filtered[j &+ 2], filtered[j &+ 3])
+                output.r0.storeVector(t0, at: j)
+                if rows > 1 { output.r1.storeVector(t1, at: j) }
+                if rows > 2 { output.r2.storeVector(t2, at: j) }
+                if rows > 3 { output.r3.storeVector(t3, at: j) }
+                j &+= 4
+            }
+        }
+
+        /// Transposes a 4x4 block given as four row vectors.
+        @inline(__always)
+        static func transpose(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>, _ d: SIMD4<Float>)
+            -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+            let abLow = SIMD4(a[0], b[0], a[1], b[1]), abHigh = SIMD4(a[2], b[2], a[3], b[3])
+            let cdLow = SIMD4(c[0], d[0], c[1], d[1]), cdHigh = SIMD4(c[2], d[2], c[3], d[3])
+            return (SIMD4(lowHalf: abLow.lowHalf, highHalf: cdLow.lowHalf),
+                    SIMD4(lowHalf: abLow.highHalf, highHalf: cdLow.highHalf),
+                    SIMD4(lowHalf: abHigh.lowHalf, highHalf: cdHigh.lowHalf),
+                    SIMD4(lowHalf: abHigh.highHalf, highHalf: cdHigh.highHalf))
+        }
+
+        /// Stores a row of blurred values μ and blurred squares as the mean and the variance
+        /// blur(x²) − μ².
+        static func storeMeanAndVariance(_ blurred: UnsafeMutablePointer<SIMD4<Float>>,
+                                         _ blurredSquare: UnsafeMutablePointer<SIMD4<Float>>,
+                                         mean: UnsafeMutablePointer<Float>, variance: UnsafeMutablePointer<Float>,
+                                         _ geometry: PlaneGeometry) {
+            for v in 0..<(geometry.stride / 4) {
+                let mu = blurred[v]
+                mean.storeVector(mu, at: 4 &* v)
+                variance.storeVector(blurredSquare[v] - mu * mu, at: 4 &* v)
+            }
+        }
+    }
+
+    /// One row of one channel, as the error maps compare it.
+    struct ComparedRow {
+        let referenceXYB: UnsafeMutablePointer<Float>
+        let referenceMean: UnsafeMutablePointer<Float>
+        let referenceVariance: UnsafeMutablePointer<Float>
+        let distortedXYB: UnsafeMutablePointer<Float>
+        /// The distorted image's blurred values μ2, blurred squares blur(x2²), and blurred products
+        /// with the reference blur(x1·x2).
+        let distortedMean: UnsafeMutablePointer<SIMD4<Float>>
+        let distortedSquare: UnsafeMutablePointer<SIMD4<Float>>
+        let product: UnsafeMutablePointer<SIMD4<Float>>
+    }
+
+    /// The per-channel error maps of SSIMULACRA 2, summed over a scale.
+    enum ErrorMaps {
+        /// Sums of the three error maps and of their fourth powers.
+        struct Sums {
+            var ssim = 0.0, ssim4 = 0.0
+            var ringing = 0.0, ringing4 = 0.0
+            var blurring = 0.0, blurring4 = 0.0
+        }
+
+        /// The stabilising constant of SSIM's contrast-structure term, C2 = (0.03)².
+        static let c2: Float = 0.0009
+
+        /// Adds a row's error maps to `sums`.
+        ///
+        /// Per pixel, with μ the blurred planes and σ the blurred (co)variances:
+        /// - SSIM error: `max(0, 1 − (1 − (μ1 − μ2)²) · (2σ12 + C2) / (σ1² + σ2² + C2))`. This is SSIM
+        ///   with its luminance term `2μ1μ2 / (μ1² + μ2²)` replaced by `1 − (μ1 − μ2)²`: the denominator
+        ///   would weigh errors in the darks more, which is wrong for values already perceptually
+        ///   uniform, as XYB's are.
+        /// - `d = (1 + |x2 − μ2|) / (1 + |x1 − μ1|) − 1`: ringing is `max(d, 0)` (edges that are new,
+        ///   from blocking, ringing, banding), blurring `max(−d, 0)` (edges that were smoothed away).
+        static func pool(_ row: ComparedRow, vectors: Int, into sums: inout Sums) {
+            let one = SIMD4<Float>(repeating: 1), zero = SIMD4<Float>.zero, c2 = SIMD4<Float>(repeating: Self.c2)
+            var ssim = zero, ssim4 = zero, ringing = zero, ringing4 = zero, blurring = zero, blurring4 = zero
+            for v in 0..<vectors {
+                let o = 4 &* v
+                let mu1 = row.referenceMean.vector(at: o), mu2 = row.distortedMean[v]
+                // SSIM'
+                let meanDifference = mu1 - mu2
+                let luminance = one - meanDifference * meanDifference
+                let structure = 2 * (row.product[v] - mu1 * mu2) + c2
+                let contrast = row.referenceVariance.vector(at: o) + (row.distortedSquare[v] - mu2 * mu2) + c2
+                let error = (one - luminance * structure / contrast).positivePart
+                let error2 = error * error
+                ssim += error
+                ssim4 += error2 * error2
+                // Edges
+                let edge1 = one + (row.referenceXYB.vector(at: o) - mu1).absoluteValue
+                let edge2 = one + (row.distortedXYB.vector(at: o) - mu2).absoluteValue
+                let ratio = edge2 / edge1 - one
+                let artifact = ratio.positivePart, lost = (-ratio).positivePart
+                let artifact2 = artifact * artifact, lost2 = lost * lost
+                ringing += artifact
+                ringing4 += artifact2 * artifact2
+                blurring += lost
+                blurring4 += lost2 * lost2
+            }
+            sums.ssim += Double(ssim.sum()); sums.ssim4 += Double(ssim4.sum())
+            sums.ringing += Double(ringing.sum()); sums.ringing4 += Double(ringing4.sum())
+            sums.blurring += Double(blurring.sum()); sums.blurring4 += Double(blurring4.sum())
+        }
+    }
+
+    /// Scratch memory for preparing or scoring images of one size, reused from one score to the next.
+    ///
+    /// Besides the linear RGB planes of scales 1 and 2 (each halved into the other for the later
+    /// scales), it holds only rows: the horizontal pass writes into rings of 16 rows per statistic,
+    /// which is enough for the vertical pass's window (rows n − N − 1 to n + N − 1) plus the band of
+    /// four rows being filtered.
+    final class Workspace {
+        static let ringRows = 16
+
+        /// The first (largest) scale.
+        let geometry: PlaneGeometry
+        private let stride: Int
+        private let storage: UnsafeMutablePointer<Float>
+        private let capacity: Int
+        /// Four rows of linear R, G, B for the first scale.
+        let linearRows: UnsafeMutablePointer<Float>
+        private let linearOdd: UnsafeMutablePointer<Float>
+        private let linearEven: UnsafeMutablePointer<Float>
+        /// Rings of the distorted image's XYB rows (3 channels).
+        private let xybRing: UnsafeMutablePointer<Float>
+        /// Rings of the horizontal pass's output (up to 9 statistics).
+        private let filteredRing: UnsafeMutablePointer<Float>
+        /// Three zero-padded rows of vectors for the horizontal pass.
+        let paddedRows: UnsafeMutablePointer<SIMD4<Float>>
+        /// Three rows of vectors, the horizontal pass's results before they are transposed back.
+        let filteredRows: UnsafeMutablePointer<SIMD4<Float>>
+        /// The vertical recursions' state (up to 9 statistics).
+        private let columnStates: UnsafeMutablePointer<SIMD4<Float>>
+        /// Three rows of blurred statistics.
+        private let blurredRows: UnsafeMutablePointer<SIMD4<Float>>
+        /// A row of zeros standing for the rows outside the image.
+        private let zeroRow: UnsafeMutablePointer<Float>
+
+        init(geometry: PlaneGeometry) {
+            self.geometry = geometry
+            let stride = geometry.stride, ring = Self.ringRows * stride
+            self.stride = stride
+            let sizes = [
+                12 * stride,  // linearRows
+                3 * geometry.half.planeSize,  // linearOdd
+                3 * geometry.half.half.planeSize,  // linearEven
+                3 * ring,  // xybRing
+                9 * ring,  // filteredRing
+                4 * 3 * (stride + 3 * RecursiveGaussian.radius),  // paddedRows
+                4 * 3 * stride,  // filteredRows
+                4 * 9 * RecursiveGaussian.ColumnState.capacity(vectors: stride / 4),  // columnStates
+                3 * stride,  // blurredRows
+                stride,  // zeroRow
+            ]
+            capacity = sizes.reduce(0, +)
+            storage = .allocate(capacity: capacity)
+            storage.initialize(repeating: 0, count: capacity)
+            var offsets: [Int] = []
+            var offset = 0
+            for size in sizes {
+                offsets.append(offset)
+                offset += size
+            }
+            linearRows = storage + offsets[0]
+            linearOdd = storage + offsets[1]
+            linearEven = storage + offsets[2]
+            xybRing = storage + offsets[3]
+            filteredRing = storage + offsets[4]
+            let storage = storage
+            func vectors(_ index: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
+                UnsafeMutableRawPointer(storage + offsets[index])
+                    .bindMemory(to: SIMD4<Float>.self, capacity: sizes[index] / 4)
+            }
+            paddedRows = vectors(5)
+            filteredRows = vectors(6)
+            columnStates = vectors(7)
+            blurredRows = vectors(8)
+            zeroRow = storage + offsets[9]
+        }
+
+        deinit { storage.deallocate() }
+
+        /// The linear RGB planes of scale `index` ≥ 1 (scales alternate between two buffers, so that
+        /// each is halved into the other).
+        func linear(_ index: Int) -> UnsafeMutablePointer<Float> {
+            index % 2 == 1 ? linearOdd : linearEven
+        }
+
+        /// The distance between the channels of the XYB rings.
+        var xybRingPlane: Int { Self.ringRows * stride }
+
+        /// Row `y` of channel `channel` of the distorted image's XYB.
+        func xybRow(_ channel: Int, _ y: Int, _ geometry: PlaneGeometry) -> UnsafeMutablePointer<Float> {
+            xybRing + channel * xybRingPlane + (y & (Self.ringRows - 1)) * geometry.stride
+        }
+
+        /// Rows `top` to `top + 3` of the distorted image's XYB, the last row repeated past the bottom.
+        func xybQuad(_ channel: Int, top: Int, _ geometry: PlaneGeometry) -> RowQuad {
+            let last = geometry.height - 1
+            return RowQuad(xybRow(channel, top, geometry), xybRow(channel, min(top + 1, last), geometry),
+                           xybRow(channel, min(top + 2, last), geometry), xybRow(channel, min(top + 3, last), geometry))
+        }
+
+        /// The ring rows `top` to `top + 3` of statistic `index`, for the horizontal pass to write.
+        func ringQuad(_ index: Int, top: Int, _ geometry: PlaneGeometry) -> RowQuad {
+            RowQuad(ringRow(index, top, geometry), ringRow(index, top + 1, geometry), ringRow(index, top + 2, geometry),
+                    ringRow(index, top + 3, geometry))
+        }
+
+        private func ringRow(_ index: Int, _ y: Int, _ geometry: PlaneGeometry) -> UnsafeMutablePointer<Float> {
+            filteredRing + index * Self.ringRows * stride + (y & (Self.ringRows - 1)) * geometry.stride
+        }
+
+        /// The vertical pass's inputs for row `row` of statistic `index`: the horizontally filtered
+        /// rows row − N − 1 and row + N − 1, or zeros outside the image.
+        func ringRows(_ index: Int, around row: Int, _ geometry: PlaneGeometry)
+            -> (UnsafePointer<Float>, UnsafePointer<Float>) {
+            let top = row - RecursiveGaussian.radius - 1, bottom = row + RecursiveGaussian.radius - 1
+            return (UnsafePointer(top >= 0 ? ringRow(index, top, geometry) : zeroRow),
+                    UnsafePointer(bottom < geometry.height ? ringRow(index, bottom, geometry) : zeroRow))
+        }
+
+        /// The vertical recursions' state for statistic `index`, at a scale of size `geometry`.
+        func columnState(_ index: Int, _ geometry: PlaneGeometry) -> RecursiveGaussian.ColumnState {
+            let largest = RecursiveGaussian.ColumnState.capacity(vectors: stride / 4)
+            return RecursiveGaussian.ColumnState(base: columnStates + index * largest, vectors: geometry.stride / 4)
+        }
+
+        /// Row `index` (0...2) of blurred statistics.
+        func blurredRow(_ index: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
+            blurredRows + index * (stride / 4)
+        }
+    }
+
+    /// Keeps one workspace between scores, so that scoring many candidates against one original
+    /// doesn't allocate (and fault in) scratch memory each time. Concurrent scores each get their own.
+    final class WorkspacePool: @unchecked Sendable {
+        private let geometry: PlaneGeometry
+        private let lock = NSLock()
+        private var spare: Workspace?
+
+        init(geometry: PlaneGeometry, spare: Workspace? = nil) {
+            self.geometry = geometry
+            self.spare = spare
+        }
+
+        func withWorkspace<Result>(_ body: (Workspace) -> Result) -> Result {
+            lock.lock()
+            let taken = spare
+            spare = nil
+            lock.unlock()
+            let workspace = taken ?? Workspace(geometry: geometry)
+            defer {
+                lock.lock()
+                spare = workspace
+                lock.unlock()
+            }
+            return body(workspace)
+        }
+    }
+}
+
+// MARK: - Vector helpers
+
+extension UnsafePointer where Pointee == Float {
+    /// The four floats from `offset` on, as a vector.
+    @inline(__always)
+    func vector(at offset: Int) -> SIMD4<Float> {
+        UnsafeRawPointer(self + offset).loadUnaligned(as: SIMD4<Float>.self)
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == Float {
+    /// The four floats from `offset` on, as a vector.
+    @inline(__always)
+    func vector(at offset: Int) -> SIMD4<Float> {
+        UnsafeRawPointer(self + offset).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    func storeVector(_ value: SIMD4<Float>, at offset: Int) {
+        UnsafeMutableRawPointer(self + offset).storeBytes(of: value, as: SIMD4<Float>.self)
+    }
+}
+
+extension SIMD4 where Scalar == Float {
+    /// `max(lane, 0)` for every lane, in whole-vector operations: per-lane code in a hot loop (the
+    /// standard library's `pointwiseMax`, say) can make the optimiser scalarise the whole loop.
+    @inline(__always)
+    var positivePart: SIMD4<Float> {
+        let isPositive = unsafeBitCast(SIMD4<Float>.zero .< self, to: SIMD4<UInt32>.self)
+        return unsafeBitCast(unsafeBitCast(self, to: SIMD4<UInt32>.self) & isPositive, to: SIMD4<Float>.self)
+    }
+
+    /// `|lane|` for every lane, by clearing the sign bits.
+    @inline(__always)
+    var absoluteValue: SIMD4<Float> {
+        unsafeBitCast(unsafeBitCast(self, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: SIMD4<Float>.self)
+    }
+}
