@@ -143,6 +143,12 @@ uint8_t *wc_write_rgba8(WCImage *in, size_t *length);
 /** An 8-bit image's interleaved pixels, rows without padding (computed into memory first if the
  * image is not there yet); valid while `in` lives. NULL for other formats or on failure. */
 const uint8_t *wc_image_pixels(WCImage *in);
+/** The pixels as 8-bit sRGB with `bands` bands (3: RGB, 4: RGBA), alpha added as opaque or dropped
+ * as needed; free with wc_free. NULL on failure. */
+uint8_t *wc_write_pixels8(WCImage *in, int bands, size_t *length);
+/** Decodes an encoded image (any loader) to 8-bit sRGB pixels with `bands` bands (3: RGB, 4:
+ * RGBA; alpha added as opaque or dropped as needed); free with wc_free. NULL on failure. */
+uint8_t *wc_decode_pixels8(const void *data, size_t length, int bands, int *width, int *height, size_t *size);
 
 /* MARK: Encoding */
 
@@ -158,6 +164,7 @@ typedef struct {
     int smart_subsample; /* WebP sharp YUV */
     int palette;         /* PNG palette quantisation */
     int strip;           /* drop all metadata */
+    int trial;           /* a trial encode whose pixels matter, not its size: JPEG skips Huffman optimisation */
 } WCSaveOptions;
 
 int wc_save_jpeg(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);

@@ -12,7 +12,7 @@ public enum BundleFormat {
     /// The major version this library writes and the highest it reads.
     public static let majorVersion = 1
     /// The minor version this library writes.
-    public static let minorVersion = 1
+    public static let minorVersion = 2
     /// `PRAGMA application_id` of every index: the ASCII bytes `WCch`.
     public static let applicationID: Int32 = 0x5743_6368
 
@@ -38,7 +38,9 @@ public enum BundleFormat {
         package static let shard = "shard"
     }
 
-    /// The schema of `index.sqlite`, format 1.0, as executed by the writer.
+    /// The schema of `index.sqlite`, format 1.2, as executed by the writer. Format 1.2 added
+    /// `quality_target` (the key's SSIMULACRA2 target), `encoder_quality` (the encoder quality a
+    /// variant with a target was encoded at) and `quality_score` (the score that encoding reached).
     package static let schema: [String] = [
         """
         CREATE TABLE meta (
@@ -76,7 +78,10 @@ public enum BundleFormat {
             pixel_height INTEGER NOT NULL,
             byte_count   INTEGER NOT NULL,
             blob_sha256  TEXT NOT NULL,
-            has_alpha    INTEGER NOT NULL
+            has_alpha    INTEGER NOT NULL,
+            quality_target  INTEGER,
+            encoder_quality INTEGER,
+            quality_score   REAL
         ) WITHOUT ROWID
         """,
         "CREATE INDEX variants_by_source ON variants (source_id, format)",

@@ -10,7 +10,7 @@
 ///     box        = dim "x" dim            ; dim = 1*DIGIT / "_" (unconstrained)
 ///     scale      = "@" 1*DIGIT "x"
 ///     fit        = ( "inside" / "fill" / "cover-" gravity / "contain-" hexcolour ) [ "+up" ]
-///     encoding   = format [ "-q" 1*DIGIT ] *( "-" option )   ; options in fixed order
+///     encoding   = format [ "-q" 1*DIGIT / "-target" 1*DIGIT ] *( "-" option )   ; options in fixed order
 ///     processors = "-" / processor *( "," processor )        ; in application order
 ///
 /// Example: `https://cdn.example.com/a.jpg|64x64|@2x|cover-attention|webp-q80|round(12)`.
@@ -52,7 +52,12 @@ public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertibl
         var encoding = fields[4].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         guard !encoding.isEmpty, let format = ImageFormat(rawValue: encoding.removeFirst()) else { return nil }
         var quality: Int?
-        if let first = encoding.first, first.hasPrefix("q") {
+        var qualityTarget: Int?
+        if let first = encoding.first, first.hasPrefix("target") {
+            guard let value = Int(first.dropFirst(6)), "target\(value)" == first else { return nil }
+            qualityTarget = value
+            encoding.removeFirst()
+        } else if let first = encoding.first, first.hasPrefix("q") {
             guard let value = Int(first.dropFirst()), "q\(value)" == first else { return nil }
             quality = value
             encoding.removeFirst()
@@ -61,7 +66,8 @@ public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertibl
               let processors = Processor.parseList(fields[5]) else { return nil }
 
         let spec = VariantSpec(width: width, height: height, scale: scale, fit: fit, allowUpscale: allowUpscale,
-                               format: format, quality: quality, options: options, processors: processors)
+                               format: format, quality: quality, qualityTarget: qualityTarget, options: options,
+                               processors: processors)
         let key = VariantKey(source: SourceIdentifier(verbatim: sourceText), spec: spec)
         guard key.rawValue == text else { return nil }
         self = key
@@ -91,7 +97,10 @@ public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertibl
         if spec.allowUpscale { key += "+up" }
         key += "|"
         key += spec.format.rawValue
-        if let quality = spec.quality {
+        if let target = spec.qualityTarget {
+            key += "-target"
+            key += String(target)
+        } else if let quality = spec.quality {
             key += "-q"
             key += String(quality)
         }

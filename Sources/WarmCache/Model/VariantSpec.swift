@@ -16,13 +16,18 @@ public struct VariantSpec: Hashable, Sendable, Codable {
     public var format: ImageFormat
     /// Encoder quality 1–100, or `nil` for the encoder's default (lossless formats ignore it).
     public var quality: Int?
+    /// Perceptual quality: the SSIMULACRA2 score (0–100; 90 ≈ visually lossless, 80 high, 70
+    /// medium) the encoding must reach. The builder encodes at the lowest encoder quality that
+    /// reaches it; the key names the target, not the setting found. `nil` for a fixed
+    /// ``quality``; never set together with it.
+    public var qualityTarget: Int?
     public var options: EncodingOptions
     /// Applied in order after sizing.
     public var processors: [Processor]
 
     public init(width: Int?, height: Int?, scale: Int = 1, fit: FitMode = .inside, allowUpscale: Bool = false,
-                format: ImageFormat, quality: Int? = nil, options: EncodingOptions = .default,
-                processors: [Processor] = []) {
+                format: ImageFormat, quality: Int? = nil, qualityTarget: Int? = nil,
+                options: EncodingOptions = .default, processors: [Processor] = []) {
         self.width = width
         self.height = height
         self.scale = scale
@@ -30,6 +35,7 @@ public struct VariantSpec: Hashable, Sendable, Codable {
         self.allowUpscale = allowUpscale
         self.format = format
         self.quality = quality
+        self.qualityTarget = qualityTarget
         self.options = options
         self.processors = processors
     }

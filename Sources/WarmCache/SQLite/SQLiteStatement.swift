@@ -40,6 +40,8 @@ package final class SQLiteStatement {
                 code = sqlite3_bind_null(handle, index)
             case .integer(let number):
                 code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number):
+                code = sqlite3_bind_double(handle, index, number)
             case .text(var text):
                 // From the string's own UTF-8 storage with its length: no C string copied out first.
                 code = text.withUTF8 { bytes in
@@ -111,6 +113,10 @@ package final class SQLiteStatement {
         isNull(column) ? nil : int(column)
     }
 
+    package func optionalDouble(_ column: Int32) -> Double? {
+        isNull(column) ? nil : sqlite3_column_double(handle, column)
+    }
+
     package func text(_ column: Int32) -> String {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: pointer)
@@ -141,6 +147,7 @@ package enum SQLiteStorage: String, Sendable {
 package enum SQLiteValue: Sendable {
     case null
     case integer(Int64)
+    case real(Double)
     case text(String)
     case blob(Data)
 

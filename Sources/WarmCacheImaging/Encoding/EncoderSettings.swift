@@ -22,6 +22,9 @@ struct EncoderSettings: Hashable, Sendable {
     var subsampling: Subsampling
     var palette: Bool
     var keepICCProfile: Bool
+    /// A trial encode of a quality search, whose pixels are scored and whose bytes are thrown
+    /// away: JPEG then skips Huffman optimisation (same pixels, slightly larger, faster).
+    var trial = false
 
     /// The settings for `spec`, which should be canonical for its format (``EncoderTable/canonical(_:)``):
     /// what it sets, else `defaults`, else the table's defaults; effort within the table's range.
@@ -67,7 +70,8 @@ struct EncoderSettings: Hashable, Sendable {
             // Lossy WebP is always 4:2:0; asking for no subsampling turns on sharp RGB->YUV instead.
             smart_subsample: subsampling == .off ? 1 : 0,
             palette: palette ? 1 : 0,
-            strip: keepICCProfile ? 0 : 1)
+            strip: keepICCProfile ? 0 : 1,
+            trial: trial ? 1 : 0)
     }
 
     private var subsampleMode: Int32 {

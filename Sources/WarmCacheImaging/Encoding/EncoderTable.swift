@@ -85,7 +85,8 @@ public enum EncoderTable {
 
     /// `spec` with only the settings its format's encoder uses: options it ignores are removed,
     /// effort is clamped to the format's range, and quality is dropped where the encoder ignores it
-    /// (GIF; PNG without palette; AVIF, HEIC and JPEG XL when lossless). Two specs that encode to
+    /// (GIF; PNG without palette; AVIF, HEIC and JPEG XL when lossless); a quality target
+    /// likewise, and also for lossless WebP. Two specs that encode to
     /// the same bytes this way get the same key.
     public static func canonical(_ spec: VariantSpec) -> VariantSpec {
         var spec = spec
@@ -100,14 +101,21 @@ public enum EncoderTable {
             options.effort = effortRange(format).map { min($0.upperBound, max($0.lowerBound, effort)) }
         }
         spec.options = options
+        let usesQuality: Bool
+        switch format {
+        case .png: usesQuality = options.palette == true
+        case .avif, .heic, .jxl: usesQuality = options.lossless != true
+        default: usesQuality = honours(.quality, format)
+        }
+        // A target needs a lossy encoding to search: lossless WebP's quality is a compression effort.
+        let searchesQuality = usesQuality && options.lossless != true
         if let quality = spec.quality {
-            let usesQuality: Bool
-            switch format {
-            case .png: usesQuality = options.palette == true
-            case .avif, .heic, .jxl: usesQuality = options.lossless != true
-            default: usesQuality = honours(.quality, format)
-            }
             spec.quality = usesQuality ? min(100, max(1, quality)) : nil
+        }
+        if let target = spec.qualityTarget {
+            let range = PerceptualQuality.targetRange
+            spec.qualityTarget = searchesQuality ? min(range.upperBound, max(range.lowerBound, target)) : nil
+            spec.quality = nil
         }
         return spec
     }

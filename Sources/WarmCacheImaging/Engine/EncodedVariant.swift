@@ -10,13 +10,32 @@ public struct EncodedVariant: Sendable, Hashable {
     /// Whether the encoded image has an alpha channel.
     public var hasAlpha: Bool
     public var data: Data
+    /// For a spec with a quality target: the encoder quality found and the score it reached.
+    public var perceptual: PerceptualEncoding?
 
-    public init(spec: VariantSpec, pixelWidth: Int, pixelHeight: Int, hasAlpha: Bool, data: Data) {
+    public init(spec: VariantSpec, pixelWidth: Int, pixelHeight: Int, hasAlpha: Bool, data: Data,
+                perceptual: PerceptualEncoding? = nil) {
         self.spec = spec
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.hasAlpha = hasAlpha
         self.data = data
+        self.perceptual = perceptual
+    }
+}
+
+/// What encoding a variant at a quality target found: the setting used and the score it got.
+/// A variant whose format cannot reach the target even at its best setting keeps that setting,
+/// and ``score`` is below the target (the builder warns).
+public struct PerceptualEncoding: Sendable, Hashable, Codable {
+    /// The encoder quality (1–100) of the kept encoding.
+    public var quality: Int
+    /// Its SSIMULACRA2 score against the variant's unencoded pixels, to two decimals.
+    public var score: Double
+
+    public init(quality: Int, score: Double) {
+        self.quality = quality
+        self.score = (score * 100).rounded() / 100
     }
 }
 

@@ -45,8 +45,17 @@ public struct OpenedSource: Sendable {
     /// large enough, so asking for it never changes the variants' bytes.
     public func render(_ specs: [VariantSpec], placeholder kinds: PlaceholderKinds) throws(ImagingError)
         -> RenderedSource {
+        try render(candidates: specs.map { [$0] }, placeholder: kinds)
+    }
+
+    /// Renders one variant per group of candidate specs, and the requested placeholders, from
+    /// one decode of the source. A group of several candidates (the same variant in different
+    /// formats, each with a quality target: ``FormatChoice/smallest(opaque:alpha:)``) yields
+    /// whichever encodes smallest; its spec is the winner's.
+    public func render(candidates: [[VariantSpec]], placeholder kinds: PlaceholderKinds) throws(ImagingError)
+        -> RenderedSource {
         let thumbnail = kinds.isEmpty ? nil : PlaceholderRenderer.thumbnailSize(for: info.pixelSize)
-        let plan = try RenderPlan.make(specs, source: info, name: name, configuration: engine.configuration,
+        let plan = try RenderPlan.make(candidates, source: info, name: name, configuration: engine.configuration,
                                        capabilities: engine.capabilities, placeholderSize: thumbnail)
         let result: Result<RenderedSource, ImagingError> = bytes.withUnsafeBytes { buffer in
             Result { () throws(ImagingError) in

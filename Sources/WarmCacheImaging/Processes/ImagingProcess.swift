@@ -64,7 +64,7 @@ final class ImagingProcess: @unchecked Sendable {
     }
 
     /// Renders one source; throws ``ImagingWire/BrokenPipe`` when the process is gone.
-    func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
+    func render(_ bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]],
                 placeholder: PlaceholderKinds) throws -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
         let set = ImagingWire.SpecSet(specs: specs, alphaSpecs: alphaSpecs)
         var job = ImagingWire.Job(name: name, specSet: sentSpecSets[set], newSpecSet: nil,
@@ -93,9 +93,14 @@ final class ImagingProcess: @unchecked Sendable {
             throw ImagingWire.BrokenPipe(description: "a reply with \(images.count) images and "
                 + "\(reply.variants.count) variants for \(rendered.count) specs")
         }
-        let variants = zip(rendered, zip(reply.variants, images)).map { spec, answer in
-            EncodedVariant(spec: spec, pixelWidth: answer.0.pixelWidth, pixelHeight: answer.0.pixelHeight,
-                           hasAlpha: answer.0.hasAlpha, data: answer.1)
+        var variants: [EncodedVariant] = []
+        for (group, (answer, data)) in zip(rendered, zip(reply.variants, images)) {
+            guard group.indices.contains(answer.candidate) else {
+                throw ImagingWire.BrokenPipe(description: "a reply naming candidate \(answer.candidate) of \(group.count)")
+            }
+            variants.append(EncodedVariant(spec: group[answer.candidate], pixelWidth: answer.pixelWidth,
+                                           pixelHeight: answer.pixelHeight, hasAlpha: answer.hasAlpha, data: data,
+                                           perceptual: answer.perceptual))
         }
         return .success((info, RenderedSource(variants: variants, placeholder: reply.placeholder ?? ImagePlaceholder())))
     }

@@ -59,10 +59,17 @@ package final class ImagingProcessPool: @unchecked Sendable {
     }
 
     /// Opens and renders a source in one of the processes, like ``ImagingEngine/open(_:name:)``
-    /// then ``OpenedSource/render(_:placeholder:)`` with `specs` for an opaque source and
+    /// then ``OpenedSource/render(candidates:placeholder:)`` with `specs` (groups of candidates) for an opaque source and
     /// `alphaSpecs` for one with alpha. Returns the header's facts with the render. Blocks the
     /// calling thread while the source waits for a process and renders.
+    /// ``render(_:name:specs:alphaSpecs:placeholder:)`` with one candidate per variant.
     package func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
+                        placeholder: PlaceholderKinds) throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
+        try render(bytes, name: name, specs: specs.map { [$0] }, alphaSpecs: alphaSpecs.map { [$0] },
+                   placeholder: placeholder)
+    }
+
+    package func render(_ bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]],
                         placeholder: PlaceholderKinds) throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
         let job = Job(bytes: bytes, name: name, specs: specs, alphaSpecs: alphaSpecs, placeholder: placeholder)
         guard queue.submit(job) else {
@@ -89,13 +96,13 @@ package final class ImagingProcessPool: @unchecked Sendable {
 private final class Job: @unchecked Sendable {
     let bytes: Data
     let name: String
-    let specs: [VariantSpec]
-    let alphaSpecs: [VariantSpec]
+    let specs: [[VariantSpec]]
+    let alphaSpecs: [[VariantSpec]]
     let placeholder: PlaceholderKinds
     private var outcome: Result<(SourceImageInfo, RenderedSource), ImagingError>?
     private let done = DispatchSemaphore(value: 0)
 
-    init(bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec], placeholder: PlaceholderKinds) {
+    init(bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]], placeholder: PlaceholderKinds) {
         self.bytes = bytes
         self.name = name
         self.specs = specs

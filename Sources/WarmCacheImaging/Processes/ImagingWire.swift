@@ -13,7 +13,7 @@ import Darwin
 /// A frame is a header followed by raw payloads (encoded images), each length-prefixed:
 /// `u32 header length, header, u32 payload count, (u32 length, bytes)…`, little-endian. The
 /// first frame to a process is its ``Setup`` (a JSON header); then each job (a source's bytes as
-/// the payload) is answered by one reply (the variants' bytes as payloads, in spec order), their
+/// the payload) is answered by one reply (the variants' bytes as payloads, in the order of the spec groups), their
 /// headers in the compact form of ``WireHeader``.
 enum ImagingWire {
     /// How a process starts libvips and its engine.
@@ -22,19 +22,20 @@ enum ImagingWire {
         var vectorPaths: ImagingRuntime.VectorPaths
     }
 
-    /// The variants a source asks for: `specs` for an opaque source, `alphaSpecs` for one with
-    /// alpha (the process reads the header, so the warm does not have to); `nil` when they are
-    /// the same. Every source with the same presets has the same set.
+    /// The variants a source asks for, each a group of candidate specs (usually one): `specs`
+    /// for an opaque source, `alphaSpecs` for one with alpha (the process reads the header, so the
+    /// warm does not have to); `nil` when they are the same. Every source with the same presets
+    /// has the same set.
     struct SpecSet: Codable, Hashable {
-        var specs: [VariantSpec]
-        var alphaSpecs: [VariantSpec]?
+        var specs: [[VariantSpec]]
+        var alphaSpecs: [[VariantSpec]]?
 
-        init(specs: [VariantSpec], alphaSpecs: [VariantSpec]) {
+        init(specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]]) {
             self.specs = specs
             self.alphaSpecs = alphaSpecs == specs ? nil : alphaSpecs
         }
 
-        func specs(hasAlpha: Bool) -> [VariantSpec] {
+        func specs(hasAlpha: Bool) -> [[VariantSpec]] {
             hasAlpha ? alphaSpecs ?? specs : specs
         }
     }
@@ -60,6 +61,9 @@ enum ImagingWire {
             var pixelWidth: Int
             var pixelHeight: Int
             var hasAlpha: Bool
+            /// Which spec of the variant's candidates was kept.
+            var candidate: Int
+            var perceptual: PerceptualEncoding?
         }
 
         struct Failure {

@@ -39,11 +39,12 @@ package enum ImagingWorker {
         do {
             let opened = try engine.open(bytes, name: job.name)
             reply.info = opened.info
-            let rendered = try opened.render(specSet.specs(hasAlpha: opened.info.hasAlpha),
-                                             placeholder: PlaceholderKinds(rawValue: job.placeholder))
-            reply.variants = rendered.variants.map {
-                ImagingWire.Reply.Variant(pixelWidth: $0.pixelWidth, pixelHeight: $0.pixelHeight,
-                                          hasAlpha: $0.hasAlpha)
+            let groups = specSet.specs(hasAlpha: opened.info.hasAlpha)
+            let rendered = try opened.render(candidates: groups, placeholder: PlaceholderKinds(rawValue: job.placeholder))
+            reply.variants = zip(groups, rendered.variants).map { group, variant in
+                ImagingWire.Reply.Variant(pixelWidth: variant.pixelWidth, pixelHeight: variant.pixelHeight,
+                                          hasAlpha: variant.hasAlpha, candidate: group.firstIndex(of: variant.spec) ?? 0,
+                                          perceptual: variant.perceptual)
             }
             reply.placeholder = rendered.placeholder
             return (reply, rendered.variants.map(\.data))

@@ -136,6 +136,10 @@ extension ImagingWire.Reply: WireHeader {
             writer.int(variant.pixelWidth)
             writer.int(variant.pixelHeight)
             writer.bool(variant.hasAlpha)
+            writer.int(variant.candidate)
+            // The found quality, and the score in hundredths (-1: no quality target).
+            writer.int(variant.perceptual?.quality ?? -1)
+            writer.int(variant.perceptual.map { Int(($0.score * 100).rounded()) } ?? 0)
         }
         writer.bool(placeholder != nil)
         if let placeholder {
@@ -176,8 +180,11 @@ extension ImagingWire.Reply: WireHeader {
             throw ImagingWire.BrokenPipe(description: "a reply with \(count) variants")
         }
         for _ in 0..<count {
-            variants.append(Variant(pixelWidth: try reader.int(), pixelHeight: try reader.int(),
-                                    hasAlpha: try reader.bool()))
+            var variant = Variant(pixelWidth: try reader.int(), pixelHeight: try reader.int(),
+                                  hasAlpha: try reader.bool(), candidate: try reader.int())
+            let quality = try reader.int(), score = try reader.int()
+            if quality >= 0 { variant.perceptual = PerceptualEncoding(quality: quality, score: Double(score) / 100) }
+            variants.append(variant)
         }
         if try reader.bool() {
             var placeholder = ImagePlaceholder(thumbHash: try reader.data(), blurHash: try reader.string())

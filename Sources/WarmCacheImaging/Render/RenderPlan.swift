@@ -7,11 +7,14 @@ import WarmCache
 /// to the largest size any recipe needs, from which every smaller variant is resampled. With it
 /// off, each distinct size gets its own decode straight from the source.
 struct RenderPlan {
-    /// One requested variant.
+    /// One requested variant, or one candidate format of a variant that keeps its smallest
+    /// encoding.
     struct Variant {
         var spec: VariantSpec
         var recipe: PixelRecipe
         var settings: EncoderSettings
+        /// The output this is (a candidate of): candidates of one output share their `output`.
+        var output: Int
     }
 
     /// One decode of the source: its colour handling and upright pixel size.
@@ -30,28 +33,34 @@ struct RenderPlan {
     /// Where the placeholder's thumbnail comes from, when one is requested.
     var placeholderDecode: Decode?
 
-    /// Plans `specs` for `source`, validating every spec first.
+    /// The number of outputs (variants the render call returns).
+    var outputCount: Int
+
+    /// Plans `specs` for `source`, validating every spec first: one output per group of
+    /// candidates (``VariantRequest/candidates(sourceHasAlpha:)``), usually a single spec.
     /// - Parameter placeholderSize: the placeholder thumbnail's size, if one is requested. It
     ///   reuses a decode that is large enough and never enlarges one, so asking for a
     ///   placeholder does not change any variant's bytes.
-    static func make(_ specs: [VariantSpec], source: SourceImageInfo, name: String,
+    static func make(_ outputs: [[VariantSpec]], source: SourceImageInfo, name: String,
                      configuration: ImagingConfiguration, capabilities: EncoderCapabilities,
                      placeholderSize: PixelSize? = nil) throws(ImagingError) -> RenderPlan {
         var variants: [Variant] = []
         var recipeUses: [PixelRecipe: Int] = [:]
-        for spec in specs {
-            try SpecValidation.validate(spec, name: name, capabilities: capabilities)
-            let fit = FitGeometry.plan(source: source.pixelSize, spec: spec)
-            for size in [fit.scaled, fit.output] where size.area > configuration.maxPixels {
-                throw ImagingError(.tooManyPixels, source: name, message:
-                    "the variant needs \(size) pixels, over the limit of \(configuration.maxPixels)")
+        for (output, candidates) in outputs.enumerated() {
+            for spec in candidates {
+                try SpecValidation.validate(spec, name: name, capabilities: capabilities)
+                let fit = FitGeometry.plan(source: source.pixelSize, spec: spec)
+                for size in [fit.scaled, fit.output] where size.area > configuration.maxPixels {
+                    throw ImagingError(.tooManyPixels, source: name, message:
+                        "the variant needs \(size) pixels, over the limit of \(configuration.maxPixels)")
+                }
+                let processors = spec.processors.compactMap { PixelProcessor($0, scale: spec.scale) }
+                let recipe = PixelRecipe(colour: ColourMode.of(spec, source: source), fit: fit,
+                                         padding: spec.fit.background, processors: processors)
+                variants.append(Variant(spec: spec, recipe: recipe,
+                                        settings: .resolve(spec, defaults: configuration.encoderDefaults), output: output))
+                recipeUses[recipe, default: 0] += 1
             }
-            let processors = spec.processors.compactMap { PixelProcessor($0, scale: spec.scale) }
-            let recipe = PixelRecipe(colour: ColourMode.of(spec, source: source), fit: fit,
-                                     padding: spec.fit.background, processors: processors)
-            variants.append(Variant(spec: spec, recipe: recipe,
-                                    settings: .resolve(spec, defaults: configuration.encoderDefaults)))
-            recipeUses[recipe, default: 0] += 1
         }
 
         let recipes = Set(recipeUses.keys)
@@ -81,7 +90,7 @@ struct RenderPlan {
             placeholderDecode = decode
         }
         return RenderPlan(variants: variants, decodeOf: decodeOf, recipeUses: recipeUses, decodeUses: decodeUses,
-                          placeholderDecode: placeholderDecode)
+                          placeholderDecode: placeholderDecode, outputCount: outputs.count)
     }
 
     /// The decode size that covers every size in `sizes`: the smallest uniform downscale of the

@@ -34,15 +34,19 @@ final class VariantRenderer {
                                             name: name)
     }
 
-    /// Every planned variant, encoded, in plan order.
+    /// Every planned output, encoded, in plan order.
     ///
     /// Recipes are rendered largest first, and each is resampled from the smallest image already
     /// scaled from the same decode that still covers it (a cascade: 1024 → 512 → 256 … instead of
-    /// every size from the 1024 decode), as a photo pipeline halves its way down.
+    /// every size from the 1024 decode), as a photo pipeline halves its way down. Variants at a
+    /// fixed quality are encoded as soon as their pixels exist. Variants with a quality target
+    /// keep their pixels in memory and are encoded afterwards, smallest first: each search
+    /// starts from the quality the previous size of the same format found.
     func renderAll() throws(ImagingError) -> [EncodedVariant] {
         var recipeUses = plan.recipeUses
         var shared: [PixelRecipe: VipsImage] = [:]
-        var encoded: [EncodedVariant?] = Array(repeating: nil, count: plan.variants.count)
+        var encoded: [EncodedVariant?] = Array(repeating: nil, count: plan.outputCount)
+        var perceptual: [(index: Int, pixels: VipsImage)] = []
         // Largest first; equal sizes in plan order (a total order: the same plan renders the same way).
         let order = plan.variants.indices.sorted { a, b in
             let (areaA, areaB) = (plan.variants[a].recipe.fit.scaled.area, plan.variants[b].recipe.fit.scaled.area)
@@ -51,18 +55,44 @@ final class VariantRenderer {
         for index in order {
             let variant = plan.variants[index]
             let recipe = variant.recipe
+            let searches = variant.spec.qualityTarget != nil
             let pixels: VipsImage
             if let cached = shared[recipe] {
                 pixels = cached
             } else {
-                pixels = try render(recipe, shared: (recipeUses[recipe] ?? 0) > 1)
+                // A search encodes the pixels several times: they must be in memory.
+                pixels = try render(recipe, shared: searches || (recipeUses[recipe] ?? 0) > 1)
                 shared[recipe] = pixels
             }
             recipeUses[recipe, default: 1] -= 1
             if recipeUses[recipe] == 0 { shared[recipe] = nil }
-            encoded[index] = try VariantFinisher.finish(pixels, variant: variant, name: name)
+            if searches {
+                perceptual.append((index, pixels))
+            } else {
+                encoded[variant.output] = try VariantFinisher.finish(pixels, variant: variant, name: name)
+            }
+        }
+        if !perceptual.isEmpty {
+            try encodePerceptual(perceptual, into: &encoded)
         }
         return encoded.compactMap { $0 }
+    }
+
+    /// Encodes the variants with a quality target, smallest first, one output at a time: each
+    /// candidate format is searched, and an output with several keeps the smallest file.
+    private func encodePerceptual(_ pending: [(index: Int, pixels: VipsImage)],
+                                  into encoded: inout [EncodedVariant?]) throws(ImagingError) {
+        let byOutput = Dictionary(grouping: pending) { plan.variants[$0.index].output }
+        let outputs = byOutput.keys.sorted { a, b in
+            let areaA = plan.variants[byOutput[a]![0].index].recipe.fit.scaled.area
+            let areaB = plan.variants[byOutput[b]![0].index].recipe.fit.scaled.area
+            return areaA != areaB ? areaA < areaB : a < b
+        }
+        var search = PerceptualEncoder(name: name)
+        for output in outputs {
+            let candidates = byOutput[output]!.sorted { $0.index < $1.index }
+            encoded[output] = try search.encodeSmallest(candidates.map { (plan.variants[$0.index], $0.pixels) })
+        }
     }
 
     /// A decode, computed on first use.

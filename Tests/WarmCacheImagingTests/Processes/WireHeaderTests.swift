@@ -20,8 +20,10 @@ import WarmCache
     }
 
     @Test func jobsComeBackAsWritten() throws {
-        let set = ImagingWire.SpecSet(specs: [VariantSpec(width: 64, height: 64, format: .jpeg)],
-                                      alphaSpecs: [VariantSpec(width: 64, height: 64, format: .webp)])
+        let set = ImagingWire.SpecSet(specs: [[VariantSpec(width: 64, height: 64, format: .jpeg)]],
+                                      alphaSpecs: [[VariantSpec(width: 64, height: 64, format: .webp)],
+                                                   [VariantSpec(width: 32, height: 32, format: .avif, qualityTarget: 80),
+                                                    VariantSpec(width: 32, height: 32, format: .webp, qualityTarget: 80)]])
         for job in [
             ImagingWire.Job(name: "https://example.com/é|x.jpg", specSet: 3, newSpecSet: set, placeholder: 5),
             ImagingWire.Job(name: "", specSet: 0, newSpecSet: nil, placeholder: 0),
@@ -39,8 +41,9 @@ import WarmCache
                                    colorModel: .cmyk, byteCount: 123_456)
         var full = ImagingWire.Reply()
         full.info = info
-        full.variants = [.init(pixelWidth: 64, pixelHeight: 48, hasAlpha: false),
-                         .init(pixelWidth: 128, pixelHeight: 96, hasAlpha: true)]
+        full.variants = [.init(pixelWidth: 64, pixelHeight: 48, hasAlpha: false, candidate: 0),
+                         .init(pixelWidth: 128, pixelHeight: 96, hasAlpha: true, candidate: 2,
+                               perceptual: PerceptualEncoding(quality: 63, score: 82.47))]
         full.placeholder = ImagePlaceholder(thumbHash: Data([1, 2, 3]), blurHash: "LEHV6nWB2yk8",
                                             averageColor: RGBAColor(red: 1, green: 2, blue: 3, alpha: 4))
         var failed = ImagingWire.Reply()
@@ -53,8 +56,9 @@ import WarmCache
         for reply in [full, failed, partial, ImagingWire.Reply()] {
             let back = try roundTrip(reply)
             #expect(back.info == reply.info && back.placeholder == reply.placeholder)
-            #expect(back.variants.map { [$0.pixelWidth, $0.pixelHeight, $0.hasAlpha ? 1 : 0] }
-                == reply.variants.map { [$0.pixelWidth, $0.pixelHeight, $0.hasAlpha ? 1 : 0] })
+            #expect(back.variants.map { [$0.pixelWidth, $0.pixelHeight, $0.hasAlpha ? 1 : 0, $0.candidate] }
+                == reply.variants.map { [$0.pixelWidth, $0.pixelHeight, $0.hasAlpha ? 1 : 0, $0.candidate] })
+            #expect(back.variants.map(\.perceptual) == reply.variants.map(\.perceptual))
             #expect(back.failure?.kind == reply.failure?.kind && back.failure?.message == reply.failure?.message
                 && back.failure?.libvipsMessage == reply.failure?.libvipsMessage)
         }
@@ -62,7 +66,7 @@ import WarmCache
 
     @Test func aHeaderCutShortOrMalformedIsABrokenPipe() throws {
         var reply = ImagingWire.Reply()
-        reply.variants = [.init(pixelWidth: 64, pixelHeight: 48, hasAlpha: false)]
+        reply.variants = [.init(pixelWidth: 64, pixelHeight: 48, hasAlpha: false, candidate: 0)]
         reply.placeholder = ImagePlaceholder(thumbHash: Data([9, 9]))
         let whole = bytes(reply)
         for length in 0..<whole.count {

@@ -12,7 +12,7 @@ import WarmCache
         let specs = Self.widths.flatMap { width in
             [ImageFormat.jpeg, .webp].map { VariantSpec(width: width, height: nil, format: $0) }
         }
-        let plan = try RenderPlan.make(specs, source: source.info, name: "coffee.png",
+        let plan = try RenderPlan.make(specs.map { [$0] }, source: source.info, name: "coffee.png",
                                        configuration: Fixtures.engine.configuration,
                                        capabilities: Fixtures.engine.capabilities)
         #expect(Set(plan.decodeOf.values) == [RenderPlan.Decode(colour: .sRGB, size: PixelSize(width: 512, height: 341))])
@@ -24,7 +24,7 @@ import WarmCache
         let source = try Fixtures.engine.open(Fixtures.example("chelsea.png"), name: "chelsea.png")
         let specs = [VariantSpec(width: 100, height: nil, format: .jpeg),
                      VariantSpec(width: 200, height: nil, format: .jpeg, options: EncodingOptions(keepICCProfile: true))]
-        let plan = try RenderPlan.make(specs, source: source.info, name: "chelsea.png",
+        let plan = try RenderPlan.make(specs.map { [$0] }, source: source.info, name: "chelsea.png",
                                        configuration: Fixtures.engine.configuration,
                                        capabilities: Fixtures.engine.capabilities)
         #expect(Set(plan.decodeOf.values).count == 2)
@@ -34,7 +34,7 @@ import WarmCache
         let engine = try ImagingEngine(configuration: ImagingConfiguration(cascade: false))
         let source = try engine.open(Fixtures.example("coffee.png"), name: "coffee.png")
         let specs = Self.widths.map { VariantSpec(width: $0, height: nil, format: .jpeg) }
-        let plan = try RenderPlan.make(specs, source: source.info, name: "coffee.png",
+        let plan = try RenderPlan.make(specs.map { [$0] }, source: source.info, name: "coffee.png",
                                        configuration: engine.configuration, capabilities: engine.capabilities)
         #expect(Set(plan.decodeOf.values).count == 4)
         // A variant's bytes then depend on its own spec only.

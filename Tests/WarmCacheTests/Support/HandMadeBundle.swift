@@ -58,7 +58,7 @@ struct HandMadeBundle {
             let spec = VariantSpec(width: variant.width, height: nil, format: .jpeg)
             let key = VariantKey(source: SourceIdentifier(variant.source), spec: spec)
             let row = try connection.statement("""
-                INSERT INTO variants VALUES (?, ?, ?, NULL, 1, 'inside', NULL, NULL, 0, 'jpeg', NULL, ?, ?, ?, ?, ?, ?, 0)
+                INSERT INTO variants VALUES (?, ?, ?, NULL, 1, 'inside', NULL, NULL, 0, 'jpeg', NULL, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, NULL)
                 """)
             try row.bind(.text(key.rawValue), .int(id), .int(variant.width),
                          .text(spec.options.tokens.joined(separator: "-")), .text(Processor.token(for: [])),
