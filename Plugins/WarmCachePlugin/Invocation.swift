@@ -26,8 +26,8 @@ struct Invocation: Equatable {
     /// starting with `-` is a flag). Kept in step with Sources/warm-cache; a test checks the
     /// names against `warm-cache <subcommand> --help`.
     static let valueOptions: [String: Set<String>] = [
-        "warm": ["-o", "--output", "--cache-dir", "--report", "--html", "--max-age", "--concurrency", "-j", "--jobs",
-                 "--shard"],
+        "warm": ["-o", "--output", "--cache-dir", "--report", "--html", "--max-age", "--budget", "--concurrency", "-j",
+                 "--jobs", "--shard"],
         "plan": ["--shard", "--shards"],
         "merge": ["-o", "--output", "--report", "--reports"],
         "pull": ["--concurrency", "--timeout", "--max-index-mib", "--seed"],

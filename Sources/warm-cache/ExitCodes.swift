@@ -7,6 +7,8 @@ enum ExitCodes {
     static let nothingWritten = ExitCode(4)
     /// `pull`: the update source failed or served something invalid; the local bundle is unchanged.
     static let updateSourceFailed = ExitCode(5)
+    /// `warm`: the bundle would weigh more than its `budget`; nothing was published.
+    static let overBudget = ExitCode(6)
     static let invalidManifest = ExitCode(65)
     static let locked = ExitCode(75)
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import WarmCacheBuilder
 
 /// `--quiet` and `--verbose`, shared by every subcommand.
 struct LoggingOptions: ParsableArguments {
@@ -60,15 +61,8 @@ enum Console {
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
-    /// `0 B`, `812 B`, `14.2 KB`, `3.1 MB` (decimal units, as file managers show them).
+    /// `0 B`, `812 B`, `14.2 KB`, `3.1 MB` (``ByteCountText``: decimal units, as file managers show them).
     static func bytes(_ count: Int) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+        ByteCountText.format(count)
     }
 }

@@ -58,14 +58,15 @@ struct InspectCommand: ParsableCommand {
         Console.line("\(report.path)")
         Console.line("  format \(report.formatVersion), written by \(report.generator)")
         Console.line("  \(report.sources) sources (\(Console.bytes(report.sourceBytes)) of originals), "
-            + "\(report.variants) variants in \(report.blobs) blobs (\(Console.bytes(report.blobBytes))), "
+            + "\(report.variants) variants in \(report.blobs) files (\(Console.bytes(report.blobBytes)): what the app ships), "
             + "\(report.placeholders) placeholders")
         for (title, groups) in [("by format", report.byFormat), ("by preset", report.byPreset),
                                 ("by variant", report.byVariant)] where !groups.isEmpty {
             Console.line("  \(title):")
             for group in groups {
                 Console.line("    \(group.name.padding(toLength: 28, withPad: " ", startingAt: 0)) "
-                    + "\(String(group.variants).leftPadded(5)) variants  \(Console.bytes(group.bytes))")
+                    + "\(String(group.variants).leftPadded(5)) variants \(String(group.files).leftPadded(5)) files  "
+                    + "\(Console.bytes(group.bytes).leftPadded(9))")
             }
         }
         if !report.largest.isEmpty {
@@ -98,9 +99,20 @@ extension InspectCommand {
                 let presets = variant.presets.isEmpty ? "" : "  [\(variant.presets.joined(separator: ", "))]"
                 Console.line("  \("\(variant.pixelWidth)x\(variant.pixelHeight)".padding(toLength: 10, withPad: " ", startingAt: 0)) "
                     + "\(variant.format.padding(toLength: 5, withPad: " ", startingAt: 0)) "
-                    + "\(Console.bytes(variant.bytes).leftPadded(9))  \(variant.cacheKey)\(presets)")
+                    + "\(Console.bytes(variant.bytes).leftPadded(9))  \(variant.cacheKey)\(presets)"
+                    + Self.perceptualNote(variant))
             }
         }
+    }
+}
+
+extension InspectCommand {
+    /// `  (quality 63 reached 82.4 of target 82)` for a variant with a quality target.
+    static func perceptualNote(_ variant: VariantReport) -> String {
+        guard let target = variant.qualityTarget, let quality = variant.encoderQuality,
+              let score = variant.qualityScore else { return "" }
+        let reached = score >= Double(target) ? "reached" : "only reached"
+        return "  (quality \(quality) \(reached) \(String(format: "%.1f", score)) of target \(target))"
     }
 }
 

@@ -16,6 +16,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
               3   some sources failed; the bundle holds the others
               4   nothing written (every source failed, or --strict and one failed)
               5   pull: the update source failed or served something invalid (the local bundle is unchanged)
+              6   warm: the bundle would exceed its budget (nothing published; the largest contributors are named)
               64  bad command line
               65  invalid manifest (every problem is listed with file:line:column)
               75  another run holds the output's lock (pull: another update of the directory is running)

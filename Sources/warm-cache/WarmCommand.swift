@@ -36,6 +36,10 @@ struct WarmCommand: AsyncParsableCommand {
     @Flag(help: "Write nothing if any source fails.")
     var strict = false
 
+    @Option(help: ArgumentHelp("Publish nothing (exit 6) if the bundle's files would take more than this.",
+                               discussion: "Overrides the manifest's 'budget'.", valueName: "size: 25MB, 512KB"))
+    var budget: String?
+
     @Flag(help: "Use only cached originals; never touch the network.")
     var offline = false
 
@@ -66,6 +70,9 @@ struct WarmCommand: AsyncParsableCommand {
         if let report, (try? URL(fileURLWithPath: report).resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true {
             throw ValidationError("--report '\(report)' is a folder; give the report's file name, e.g. \(OutputName.normalized(report))/report.json")
         }
+        if let budget, (ManifestByteSize.bytes(from: budget) ?? 0) < 1 {
+            throw ValidationError("--budget '\(budget)' is not a size; write e.g. 25MB, 512KB or 1GiB")
+        }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if shard.shard != nil, output == nil {
@@ -91,12 +98,13 @@ struct WarmCommand: AsyncParsableCommand {
         if let output {
             plan.output = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
         }
-        let options = WarmOptions(
+        var options = WarmOptions(
             cacheDirectory: cacheDir.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             strict: strict, offline: offline, maxAge: maxAge.flatMap { ManifestDuration.seconds(from: $0) },
             imagingConcurrency: jobs, fetchConcurrency: concurrency,
             reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             imagingProcessCommand: inProcess ? nil : ImagingWorkerCommand.command)
+        options.budget = budget.flatMap(ManifestByteSize.bytes(from:))
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -114,6 +122,7 @@ struct WarmCommand: AsyncParsableCommand {
             Console.error(error.message)
             switch error.kind {
             case .nothingWritten, .strictFailure: throw ExitCodes.nothingWritten
+            case .overBudget: throw ExitCodes.overBudget
             case .locked: throw ExitCodes.locked
             case .engine, .fileSystem: throw ExitCode.failure
             }
@@ -174,6 +183,12 @@ struct WarmCommand: AsyncParsableCommand {
         Console.line("  variants: \(totals.variants) (\(totals.variantsEncoded) encoded, \(totals.variantsReused) reused)")
         Console.line("  bytes:    \(Console.bytes(totals.bytesDownloaded)) downloaded, \(Console.bytes(totals.bytesIn)) "
             + "of originals in, \(Console.bytes(totals.bytesOut)) of variants out")
+        if let payload = report.payload {
+            let budget = report.budget.map { " of a \(Console.bytes($0)) budget" } ?? ""
+            Console.line("  bundle:   \(payload.summary)\(budget)")
+            let presets = payload.byPreset.map { "\($0.name) \(Console.bytes($0.bytes))" }
+            if !presets.isEmpty { Console.line("            by preset: " + presets.joined(separator: ", ")) }
+        }
         // The manifest's warnings (listed first) were printed when it was loaded; these are the sources' own.
         for warning in report.warnings.dropFirst(manifestWarnings) {
             Console.warning(warning)

@@ -38,7 +38,7 @@ import Darwin
             let reportData = try Data(contentsOf: scratch.path("out/report.json"))
             let object = try #require(try JSONSerialization.jsonObject(with: reportData) as? [String: Any])
             #expect(Set(object.keys) == ["reportVersion", "manifest", "output", "status", "seconds", "totals", "sources",
-                                         "warnings", "removedSources"])
+                                         "warnings", "removedSources", "payload"])
             #expect(object["status"] as? String == "ok")
             let sources = try #require(object["sources"] as? [[String: Any]])
             #expect(sources.count == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import WarmCache
+import WarmCacheImaging
 
 /// Everything an index records, handed to ``BundleWriter/commit(_:)`` in one piece.
 public struct BundleContents: Sendable {
@@ -53,15 +54,18 @@ public struct BundleContents: Sendable {
         public var hasAlpha: Bool
         /// Manifest preset names that asked for this variant.
         public var presets: [String]
+        /// For a key with a quality target: the encoder quality found and the score it reached.
+        public var perceptual: PerceptualEncoding?
 
         public init(key: VariantKey, pixelSize: PixelSize, byteCount: Int, blobSHA256: String, hasAlpha: Bool,
-                    presets: [String] = []) {
+                    presets: [String] = [], perceptual: PerceptualEncoding? = nil) {
             self.key = key
             self.pixelSize = pixelSize
             self.byteCount = byteCount
             self.blobSHA256 = blobSHA256
             self.hasAlpha = hasAlpha
             self.presets = presets
+            self.perceptual = perceptual
         }
     }
 }
@@ -88,4 +92,6 @@ public struct CommitSummary: Sendable, Hashable {
     /// Identifiers of the previous bundle's sources that the new index does not hold, sorted
     /// (none when there was no previous bundle, or it could not be read).
     public var removedSources: [String] = []
+    /// What the published bundle weighs, by format, preset and source (when the commit measured it).
+    public var payload: BundlePayload?
 }

@@ -384,13 +384,18 @@ public final class BundleWriter: Sendable {
     /// the index in place (``PublishedIndex``): when it still has that stamp and the staged rows
     /// have that digest, nothing changed and the rows are not compared. Returns what is then known
     /// of the index in place (`nil` when its rows were staged other than one source at a time).
+    ///
+    /// The summary carries the bundle's ``BundlePayload``. With a `budget`, an index whose files
+    /// would take more bytes is not published: ``BudgetExceeded`` is thrown instead (the caller
+    /// abandons the run, which removes the blobs it added).
     func commit(createdAt: Date? = nil, manifestFingerprint: String? = nil, shard: Shard? = nil,
-                lastPublished: PublishedIndex?) throws -> (summary: CommitSummary, published: PublishedIndex?) {
+                lastPublished: PublishedIndex?, budget: Int? = nil)
+        throws -> (summary: CommitSummary, published: PublishedIndex?) {
         try staged.withLock { existing in
             let builder = try existing ?? IndexBuilder(generator: generator, stagingPath: stagingPath)
             existing = builder  // kept on failure, for abandon() to discard
             let committed = try commit(builder, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
-                                       shard: shard, lastPublished: lastPublished)
+                                       shard: shard, lastPublished: lastPublished, budget: budget)
             existing = nil
             return committed
         }
@@ -401,8 +406,15 @@ public final class BundleWriter: Sendable {
     static let fileByFileFlushLimit = 256
 
     private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?, shard: Shard?,
-                        lastPublished: PublishedIndex?) throws -> (summary: CommitSummary, published: PublishedIndex?) {
+                        lastPublished: PublishedIndex?, budget: Int?)
+        throws -> (summary: CommitSummary, published: PublishedIndex?) {
         let flushedEarly = stopFlusher()
+        /// The payload of the index at `path`, refused when over the budget.
+        func weigh(indexAt path: String) throws -> BundlePayload {
+            let payload = try fileSystem("measuring the index") { try BundlePayload.measure(indexAt: path) }
+            if let budget, payload.bytes > budget { throw BudgetExceeded(budget: budget, payload: payload) }
+            return payload
+        }
         // Nothing changed (a no-op re-warm): the staged rows are the published ones, no blob was
         // added, and no interrupted run left garbage. Publishing would only write, flush and rename
         // an index with the same contents, and list every blob for garbage the last commit removed.
@@ -425,11 +437,12 @@ public final class BundleWriter: Sendable {
         // The index in place is the one the last commit left, untouched since, with these contents.
         if mayBeUnchanged, let lastPublished, let digest, digest == lastPublished.contentsDigest,
            FileStamp(atPath: indexURL.path) == lastPublished.stamp {
+            let payload = try weigh(indexAt: indexURL.path)
             builder.discard()
             try? FileManager.default.removeItem(at: stagingURL)
             let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
                                         blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
-                                        blobsRemoved: 0)
+                                        blobsRemoved: 0, payload: payload)
             return (summary, lastPublished)
         }
         // Rows that waited unstaged are staged now: a source or key added twice is found here.
@@ -456,9 +469,11 @@ public final class BundleWriter: Sendable {
         counting.wait()  // before the staging file is written again (its blob index)
         if unchanged, let totals = blobTotals.withLock({ $0 }) {
             let blobs = try fileSystem("reading staged rows") { try totals.get() }
+            let payload = try weigh(indexAt: indexURL.path)
             let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
                                         variantCount: (try? builder.count("variants")) ?? 0,
-                                        blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0)
+                                        blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0,
+                                        payload: payload)
             builder.discard()
             try? FileManager.default.removeItem(at: stagingURL)
             return (summary, published(summary))
@@ -496,6 +511,7 @@ public final class BundleWriter: Sendable {
         } catch {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
         }
+        let payload = try weigh(indexAt: temporary.path)
         try fileSystem("publishing the index") {
             // Everything the new index names must be on disk before it replaces the old one. After
             // many new blobs one syncfs is far cheaper than a flush per file; after a few (a
@@ -521,7 +537,7 @@ public final class BundleWriter: Sendable {
         let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
                                     variantCount: (try? builder.count("variants")) ?? 0,
                                     blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: removed,
-                                    removedSources: removedSources)
+                                    removedSources: removedSources, payload: payload)
         builder.discard()
         try? FileManager.default.removeItem(at: stagingURL)
         return (summary, published(summary))

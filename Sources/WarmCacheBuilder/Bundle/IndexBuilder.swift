@@ -151,8 +151,8 @@ final class IndexBuilder {
                     try staging.statement(slot: Slot.variant, """
                         INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
                             upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                            blob_sha256, has_alpha)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            blob_sha256, has_alpha, quality_target, encoder_quality, quality_score)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """).bind([variantKey, .int(sourceID)] + values.dropFirst()).run()
                 } catch let error as SQLiteError where error.isConstraint {
                     throw IndexBuilderError.inconsistent("variant \(text(variantKey)) is listed twice")
@@ -224,10 +224,11 @@ final class IndexBuilder {
                     WHERE s.id > \(before);
                 INSERT INTO main.variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
                         upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                        blob_sha256, has_alpha)
+                        blob_sha256, has_alpha, quality_target, encoder_quality, quality_score)
                     SELECT pv.cache_key, s.id, pv.width_pt, pv.height_pt, pv.scale, pv.fit, pv.gravity,
                         pv.background, pv.upscale, pv.format, pv.quality, pv.options, pv.processors,
-                        pv.pixel_width, pv.pixel_height, pv.byte_count, pv.blob_sha256, pv.has_alpha
+                        pv.pixel_width, pv.pixel_height, pv.byte_count, pv.blob_sha256, pv.has_alpha,
+                        pv.quality_target, pv.encoder_quality, pv.quality_score
                     FROM part.variants pv JOIN part.sources ps ON ps.id = pv.source_id
                         JOIN main.sources s ON s.source = ps.source
                     WHERE NOT EXISTS (SELECT 1 FROM main.variants v WHERE v.cache_key = pv.cache_key);
@@ -265,6 +266,7 @@ final class IndexBuilder {
                 OR v.gravity IS NOT pv.gravity OR v.background IS NOT pv.background
                 OR v.upscale IS NOT pv.upscale OR v.format IS NOT pv.format OR v.quality IS NOT pv.quality
                 OR v.options IS NOT pv.options OR v.processors IS NOT pv.processors
+                OR v.quality_target IS NOT pv.quality_target OR v.encoder_quality IS NOT pv.encoder_quality
             LIMIT 1
             """)
         defer { try? variants.reset() }
@@ -396,10 +398,10 @@ final class IndexBuilder {
                     ORDER BY s.id;
                 INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
                         upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                        blob_sha256, has_alpha)
+                        blob_sha256, has_alpha, quality_target, encoder_quality, quality_score)
                     SELECT v.cache_key, s.id, v.width_pt, v.height_pt, v.scale, v.fit, v.gravity, v.background,
                         v.upscale, v.format, v.quality, v.options, v.processors, v.pixel_width, v.pixel_height,
-                        v.byte_count, v.blob_sha256, v.has_alpha
+                        v.byte_count, v.blob_sha256, v.has_alpha, v.quality_target, v.encoder_quality, v.quality_score
                     FROM staging.variants v JOIN staging.sources staged ON staged.id = v.source_id
                         JOIN sources s ON s.source = staged.source
                     ORDER BY v.cache_key;

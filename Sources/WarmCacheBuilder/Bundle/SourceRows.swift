@@ -38,7 +38,7 @@ struct SourceRows: Sendable {
         }
         for variant in variants {
             let spec = variant.key.spec
-            row(.variants, count: 17)
+            row(.variants, count: 20)
             text(variant.key.rawValue)
             integer(spec.width)
             integer(spec.height)
@@ -56,6 +56,9 @@ struct SourceRows: Sendable {
             integer(variant.byteCount)
             text(variant.blobSHA256)
             integer(variant.hasAlpha ? 1 : 0)
+            integer(spec.qualityTarget)
+            integer(variant.perceptual?.quality)
+            real(variant.perceptual?.score)
             let presets = Set(variant.presets).sorted()
             row(.variantPresets, count: presets.count)
             for preset in presets { text(preset) }
@@ -105,6 +108,13 @@ struct SourceRows: Sendable {
         guard let value else { return null() }
         bytes.append(1)
         append(UInt64(bitPattern: Int64(value)))
+    }
+
+    /// A floating-point number, or null for `nil`.
+    private mutating func real(_ value: Double?) {
+        guard let value else { return null() }
+        bytes.append(4)
+        append(value.bitPattern)
     }
 
     private mutating func text(_ value: String) {
@@ -178,6 +188,7 @@ struct SourceRows: Sendable {
             case 1: return .integer(Int64(bitPattern: try word()))
             case 2: return .text(String(decoding: try slice(), as: UTF8.self))
             case 3: return .blob(Data(try slice()))
+            case 4: return .real(Double(bitPattern: try word()))
             default: throw Malformed()
             }
         }

@@ -3,11 +3,9 @@ import WarmCache
 
 /// What is inside a bundle: counts, bytes by format and by variant shape, largest entries.
 public struct BundleReport: Sendable, Codable {
-    public struct Group: Sendable, Codable {
-        public var name: String
-        public var variants: Int
-        public var bytes: Int
-    }
+    /// A format, preset or variant shape: its variants, the distinct files they use, and those
+    /// files' bytes (a file shared by several variants counts once).
+    public typealias Group = BundlePayload.Group
 
     public var path: String
     public var formatVersion: String
@@ -48,10 +46,12 @@ public struct BundleInspector {
                 let statement = try connection.statement(sql)
                 var result: [BundleReport.Group] = []
                 while try statement.step() {
-                    result.append(.init(name: statement.text(0), variants: statement.int(1), bytes: statement.int(2)))
+                    result.append(.init(name: statement.text(0), variants: statement.int(1), files: statement.int(2),
+                                        bytes: statement.int(3)))
                 }
                 return result
             }
+            let payload = try BundlePayload.measure(connection)
             let largestStatement = try connection.statement("""
                 SELECT \(VariantReport.columns) FROM variants v ORDER BY v.byte_count DESC, v.cache_key LIMIT ?
                 """)
@@ -66,25 +66,19 @@ public struct BundleInspector {
                 generator: bundle.info.generator,
                 sources: try scalar("SELECT count(*) FROM sources"),
                 variants: try scalar("SELECT count(*) FROM variants"),
-                blobs: try scalar("SELECT count(DISTINCT blob_sha256) FROM variants"),
-                blobBytes: try scalar("""
-                    SELECT coalesce(sum(byte_count), 0) FROM
-                    (SELECT blob_sha256, max(byte_count) AS byte_count FROM variants GROUP BY blob_sha256)
-                    """),
+                blobs: payload.files,
+                blobBytes: payload.bytes,
                 sourceBytes: try scalar("SELECT coalesce(sum(byte_count), 0) FROM sources"),
                 placeholders: try scalar("SELECT count(*) FROM placeholders"),
-                byFormat: try groups("""
-                    SELECT format, count(*), sum(byte_count) FROM variants GROUP BY format ORDER BY 3 DESC, 1
-                    """),
+                byFormat: payload.byFormat,
                 byVariant: try groups("""
-                    SELECT coalesce(width_pt, '_') || 'x' || coalesce(height_pt, '_') || ' @' || scale || 'x ' || fit,
-                           count(*), sum(byte_count)
-                    FROM variants GROUP BY 1 ORDER BY 3 DESC, 1
+                    SELECT shape, sum(uses), count(*), sum(bytes) FROM
+                        (SELECT coalesce(width_pt, '_') || 'x' || coalesce(height_pt, '_') || ' @' || scale || 'x '
+                                || fit AS shape, count(*) AS uses, max(byte_count) AS bytes
+                         FROM variants GROUP BY 1, blob_sha256, format)
+                    GROUP BY shape ORDER BY 4 DESC, 1
                     """),
-                byPreset: try groups("""
-                    SELECT p.preset, count(*), sum(v.byte_count) FROM variant_presets p
-                    JOIN variants v ON v.cache_key = p.cache_key GROUP BY p.preset ORDER BY 3 DESC, 1
-                    """),
+                byPreset: payload.byPreset,
                 largest: entries)
         }
     }

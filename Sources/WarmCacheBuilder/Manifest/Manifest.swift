@@ -7,6 +7,10 @@ import WarmCacheImaging
 struct Manifest {
     var version: Located<Int>?
     var output: Located<String>?
+    /// `platforms:`: the oldest OS versions the app supports (what `formats: [smallest]` may choose).
+    var platforms: Located<AppPlatforms>?
+    /// `budget:`: the most bytes the bundle's files may take, or `nil` for no limit.
+    var budget: Located<Int>?
     /// `defaults:` minus the keys that are not variant settings.
     var defaults = ManifestVariantSettings()
     /// `defaults.presets`: the presets of entries that name none and give no box of their own.
@@ -68,7 +72,9 @@ struct ManifestVariantSettings {
     var upscale: Located<Bool>?
     var formats: Located<[Located<FormatChoice>]>?
     /// Merged per format across layers: an entry's `{ webp: 70 }` keeps the defaults' `jpeg: 82`.
-    var quality: [ImageFormat: Located<Int>] = [:]
+    var quality: [ImageFormat: Located<QualitySetting>] = [:]
+    /// The SSIMULACRA2 score `quality: auto` aims for.
+    var qualityTarget: Located<Int>?
     var scales: Located<[Located<Int>]>?
     var processors: Located<[Located<Processor>]>?
     // Encoder options, each merged on its own.
@@ -91,6 +97,7 @@ struct ManifestVariantSettings {
         result.upscale = top.upscale ?? upscale
         result.formats = top.formats ?? formats
         result.quality.merge(top.quality) { _, newer in newer }
+        result.qualityTarget = top.qualityTarget ?? qualityTarget
         result.scales = top.scales ?? scales
         result.processors = top.processors ?? processors
         result.lossless = top.lossless ?? lossless

@@ -2,11 +2,12 @@
 /// place. Unknown keys are errors (with a "did you mean" suggestion), so a typo never silently
 /// changes what gets built.
 enum ManifestKeys {
-    static let topLevel = ["version", "output", "defaults", "presets", "fetch", "images"]
+    static let topLevel = ["version", "output", "platforms", "budget", "defaults", "presets", "fetch", "images"]
 
     /// Keys describing a variant; allowed in presets and image entries, and (without the box) in defaults.
     static let variant = [
-        "width", "height", "fit", "gravity", "background", "upscale", "formats", "quality", "scales", "processors",
+        "width", "height", "fit", "gravity", "background", "upscale", "formats", "quality", "quality_target", "scales",
+        "processors",
         "lossless", "progressive", "chroma_subsampling", "subsample", "effort", "palette", "keep_icc",
     ]
 

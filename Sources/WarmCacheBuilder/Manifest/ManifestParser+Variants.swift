@@ -24,6 +24,8 @@ extension ManifestParser {
         case "upscale": settings.upscale = reader.bool(node, what: what)
         case "formats": settings.formats = parseFormats(node)
         case "quality": settings.quality = parseQuality(node)
+        case "quality_target":
+            settings.qualityTarget = reader.integer(node, what: what, in: PerceptualQuality.targetRange)
         case "scales":
             if let items = reader.list(node, what: what) {
                 guard !items.isEmpty else {
@@ -94,9 +96,9 @@ extension ManifestParser {
         for item in items {
             guard let token = reader.string(item, what: "each format") else { continue }
             guard let choice = Self.formatChoice(token.value) else {
-                let names = ImageFormat.allCases.map(\.rawValue) + ["auto", "jpg"]
+                let names = ImageFormat.allCases.map(\.rawValue) + ["auto", "smallest", "jpg"]
                 diagnostics.error("unknown format '\(token.value)'\(ManifestSuggestions.hint(for: token.value, in: names));"
-                                  + " use auto, jpeg, png, webp, avif, heic, jxl or gif", at: token.location)
+                                  + " use smallest, auto, jpeg, png, webp, avif, heic, jxl or gif", at: token.location)
                 continue
             }
             if formats.contains(where: { $0.value == choice }) {
@@ -108,19 +110,24 @@ extension ManifestParser {
         return Located(formats, at: reader.location(node))
     }
 
+    /// A format token. `smallest` comes back without candidates: the plan fills them in from
+    /// the manifest's `platforms:`.
     static func formatChoice(_ token: String) -> FormatChoice? {
-        if token.lowercased() == "auto" { return .auto() }
-        return ImageFormat(token: token).map { .fixed($0) }
+        switch token.lowercased() {
+        case "auto": return .auto()
+        case "smallest": return .smallest(opaque: [], alpha: [])
+        default: return ImageFormat(token: token).map { .fixed($0) }
+        }
     }
 
-    /// `quality: { jpeg: 82, webp: 80 }`, or `quality: 80` for every format.
-    private func parseQuality(_ node: Node) -> [ImageFormat: Located<Int>] {
+    /// `quality: { jpeg: 82, webp: auto }`, or `quality: 80` / `quality: auto` for every format.
+    private func parseQuality(_ node: Node) -> [ImageFormat: Located<QualitySetting>] {
         if case .scalar = node, !node.isNull {
-            guard let value = reader.integer(node, what: "'quality'", in: Self.qualityRange) else { return [:] }
+            guard let value = qualitySetting(node, what: "'quality'") else { return [:] }
             return Dictionary(uniqueKeysWithValues: ImageFormat.allCases.map { ($0, value) })
         }
         guard let fields = reader.mapping(node, what: "'quality'") else { return [:] }
-        var quality: [ImageFormat: Located<Int>] = [:]
+        var quality: [ImageFormat: Located<QualitySetting>] = [:]
         for field in fields {
             guard let format = ImageFormat(token: field.key) else {
                 if field.key.lowercased() == "auto" {
@@ -132,9 +139,22 @@ extension ManifestParser {
                 }
                 continue
             }
-            quality[format] = reader.integer(field.value, what: "quality for \(format.rawValue)", in: Self.qualityRange)
+            quality[format] = qualitySetting(field.value, what: "quality for \(format.rawValue)")
         }
         return quality
+    }
+
+    /// `auto` (perceptual: the lowest quality that reaches `quality_target`) or a number 1–100.
+    private func qualitySetting(_ node: Node, what: String) -> Located<QualitySetting>? {
+        if case .scalar(let scalar) = node, scalar.string.lowercased() == "auto" {
+            return Located(.perceptual, at: reader.location(node))
+        }
+        if node.plainText.map({ Int($0) == nil }) ?? false {
+            diagnostics.error("\(what) must be auto or a number from \(Self.qualityRange.lowerBound) to"
+                              + " \(Self.qualityRange.upperBound), found \(node.kindDescription)", at: reader.location(node))
+            return nil
+        }
+        return reader.integer(node, what: what, in: Self.qualityRange).map { located in located.map { .fixed($0) } }
     }
 
     /// `true`/`false`, or the ratio names `4:2:0` (subsample) and `4:4:4` (full chroma).

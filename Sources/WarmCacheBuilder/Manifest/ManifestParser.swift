@@ -24,6 +24,11 @@ struct ManifestParser {
             switch field.key {
             case "version": manifest.version = parseVersion(field.value)
             case "output": manifest.output = parseOutput(field.value)
+            case "platforms": manifest.platforms = parsePlatforms(field.value)
+            case "budget":
+                if let bytes = byteSize(field.value, what: "'budget'") {
+                    manifest.budget = Located(bytes, at: reader.location(field.value))
+                }
             case "defaults": parseDefaults(field.value, into: &manifest)
             case "presets": manifest.presets = parsePresets(field.value)
             case "fetch": manifest.fetch = parseFetch(field.value)
@@ -34,6 +39,9 @@ struct ManifestParser {
             }
         }
         let start = reader.location(root)
+        if manifest.platforms == nil {
+            reportSmallestWithoutPlatforms(manifest)
+        }
         if !known.contains(where: { $0.key == "fetch" }) {
             manifest.fetch.proxies = environmentProxies(at: start)
         }
@@ -67,6 +75,48 @@ struct ManifestParser {
             return nil
         }
         return Located(OutputName.normalized(output.value), at: output.location)
+    }
+
+    /// `platforms: { ios: "16.0", android: "12" }`: the oldest OS version the app supports on
+    /// each platform it ships to.
+    private func parsePlatforms(_ node: Node) -> Located<AppPlatforms>? {
+        guard let fields = reader.mapping(node, what: "'platforms'") else { return nil }
+        var minimums: [AppPlatforms.Platform: OSVersion] = [:]
+        let names = AppPlatforms.Platform.allCases.map(\.rawValue)
+        for field in fields {
+            guard let platform = AppPlatforms.Platform(rawValue: field.key.lowercased()) else {
+                diagnostics.error("unknown platform '\(field.key)' in 'platforms'"
+                                  + "\(ManifestSuggestions.hint(for: field.key, in: names)); use "
+                                  + names.joined(separator: ", "), at: field.keyLocation)
+                continue
+            }
+            // YAML reads `16.0` as a number and `16.0.1` as a string: take the text as written.
+            guard case .scalar(let scalar) = field.value, let version = OSVersion(parsing: scalar.string) else {
+                diagnostics.error("the \(platform.displayName) version must be a version such as \"16.0\", found"
+                                  + " \(field.value.kindDescription)", at: reader.location(field.value))
+                continue
+            }
+            minimums[platform] = version
+        }
+        if fields.isEmpty {
+            diagnostics.error("'platforms' is empty; list the oldest OS version the app supports, such as"
+                              + " { ios: \"16.0\" }", at: reader.location(node))
+            return nil
+        }
+        return Located(AppPlatforms(minimums), at: reader.location(node))
+    }
+
+    /// `formats: [smallest]` chooses among what the app's platforms decode, so it needs `platforms:`.
+    private func reportSmallestWithoutPlatforms(_ manifest: Manifest) {
+        let layers = [manifest.defaults] + manifest.presets.map(\.settings) + manifest.images.map(\.overrides)
+        for layer in layers {
+            for format in layer.formats?.value ?? [] {
+                guard case .smallest = format.value else { continue }
+                diagnostics.error("format 'smallest' chooses among the formats the app's platforms decode: add"
+                                  + " 'platforms' at the top of the manifest with the oldest versions the app"
+                                  + " supports, such as 'platforms: { ios: \"16.0\" }'", at: format.location)
+            }
+        }
     }
 
     private func parseDefaults(_ node: Node, into manifest: inout Manifest) {

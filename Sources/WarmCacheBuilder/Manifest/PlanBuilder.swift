@@ -77,9 +77,10 @@ struct PlanBuilder {
         guard let output = manifest.output else { return nil }
         let outputURL = output.value.hasPrefix("/") ? URL(fileURLWithPath: output.value)
             : manifestURL.deletingLastPathComponent().appendingPathComponent(output.value)
-        return WarmPlan(manifestURL: manifestURL, output: outputURL.standardizedFileURL, fetch: manifest.fetch,
-                        sources: sources,
-                        warnings: [])
+        var plan = WarmPlan(manifestURL: manifestURL, output: outputURL.standardizedFileURL, fetch: manifest.fetch,
+                            sources: sources, warnings: [])
+        plan.budget = manifest.budget?.value
+        return plan
     }
 
     /// Checks each preset on top of the defaults, reporting at the preset. Returns the issues
@@ -88,7 +89,7 @@ struct PlanBuilder {
         var result: [String: Set<PlanIssue>] = [:]
         for preset in manifest.presets {
             let merged = manifest.defaults.overlaid(by: preset.settings)
-            let issues = PlanVariantResolver.requests(for: merged).issues
+            let issues = PlanVariantResolver.requests(for: merged, platforms: manifest.platforms?.value).issues
             report(issues, layer: preset.settings, anchor: preset.name.location, context: "preset '\(preset.name.value)'")
             result[preset.name.value] = Set(issues)
         }
@@ -99,7 +100,7 @@ struct PlanBuilder {
                           used: inout Set<String>) -> [PlannedVariant] {
         if entry.hasOwnBox {
             let merged = manifest.defaults.overlaid(by: entry.overrides)
-            let (requests, issues) = PlanVariantResolver.requests(for: merged)
+            let (requests, issues) = PlanVariantResolver.requests(for: merged, platforms: manifest.platforms?.value)
             report(issues, layer: entry.overrides, anchor: entry.location, context: "image entry")
             return requests.map { PlannedVariant(preset: PlannedVariant.entryPreset, request: $0) }
         }
@@ -125,7 +126,7 @@ struct PlanBuilder {
                 continue
             }
             let merged = manifest.defaults.overlaid(by: preset.settings).overlaid(by: entry.overrides)
-            let (requests, issues) = PlanVariantResolver.requests(for: merged)
+            let (requests, issues) = PlanVariantResolver.requests(for: merged, platforms: manifest.platforms?.value)
             let added = issues.filter { !(presetIssues[name.value] ?? []).contains($0) }
             report(added, layer: entry.overrides, anchor: name.location,
                    context: "preset '\(name.value)' with this entry's settings")

@@ -21,12 +21,15 @@ struct PlanIssue: Hashable {
 ///
 /// Built-in defaults for what no layer sets: `fit: inside`, `gravity: centre` (for cover),
 /// `background: transparent` (for contain), `upscale: false`, `formats: [auto]`, `scales: [1]`,
-/// no processors, encoder defaults for quality and options.
+/// no processors, encoder defaults for quality and options, `quality_target`
+/// ``PerceptualQuality/defaultTarget`` for `quality: auto`.
 enum PlanVariantResolver {
     /// WebP's limit, the smallest of the common formats', and far beyond any screen.
     static let maximumPixels = 16_383
 
-    static func requests(for settings: ManifestVariantSettings) -> (requests: [VariantRequest], issues: [PlanIssue]) {
+    /// - Parameter platforms: the manifest's `platforms:`, which `formats: [smallest]` needs.
+    static func requests(for settings: ManifestVariantSettings, platforms: AppPlatforms?)
+        -> (requests: [VariantRequest], issues: [PlanIssue]) {
         var issues: [PlanIssue] = []
         let width = settings.width?.value
         let height = settings.height?.value
@@ -66,7 +69,14 @@ enum PlanVariantResolver {
                                     fields: [name == "width" ? .width : .height, .scales]))
         }
 
-        let formats = settings.formats?.value.map(\.value) ?? [.auto()]
+        var formats = settings.formats?.value.map(\.value) ?? [.auto()]
+        if let index = formats.firstIndex(where: { if case .smallest = $0 { true } else { false } }) {
+            if let platforms {
+                formats[index] = platforms.smallest
+            } else {
+                formats.remove(at: index)  // the parser reported it where it was written
+            }
+        }
         let processors = settings.processors?.value.map(\.value) ?? []
         let probe = VariantSpec(width: width, height: height, fit: fit, format: .png, processors: processors)
         if probe.producesAlpha, formats.contains(.fixed(.jpeg)) {
@@ -81,8 +91,9 @@ enum PlanVariantResolver {
                 let quality = settings.quality.filter { relevant.contains($0.key) }.mapValues(\.value)
                 let request = VariantRequest(width: width, height: height, scale: scale, fit: fit,
                                              allowUpscale: settings.upscale?.value ?? false, format: format,
-                                             quality: quality, options: options(settings, for: relevant),
-                                             processors: processors)
+                                             quality: quality,
+                                             qualityTarget: settings.qualityTarget?.value ?? PerceptualQuality.defaultTarget,
+                                             options: options(settings, for: relevant), processors: processors)
                 if !requests.contains(request) { requests.append(request) }
             }
         }
@@ -91,10 +102,7 @@ enum PlanVariantResolver {
 
     /// The concrete formats a choice can become.
     static func relevantFormats(_ choice: FormatChoice) -> [ImageFormat] {
-        switch choice {
-        case .fixed(let format): return [format]
-        case .auto(let opaque, let alpha): return [opaque, alpha]
-        }
+        choice.candidates
     }
 
     private static func alphaIssue(fit: FitMode, processors: [Processor]) -> PlanIssue {

@@ -42,7 +42,11 @@ extension PlannedSource: Encodable {
 
 extension PlannedVariant: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case preset, width, height, scale, fit, gravity, background, upscale, format, quality, options, processors
+        case preset, width, height, scale, fit, gravity, background, upscale, format, quality
+        case qualityTarget = "quality_target"
+        case candidates
+        case alphaCandidates = "alpha_candidates"
+        case options, processors
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -58,6 +62,13 @@ extension PlannedVariant: Encodable {
         try container.encode(request.format.description, forKey: .format)
         let quality = Dictionary(uniqueKeysWithValues: request.quality.map { ($0.key.rawValue, $0.value) })
         if !quality.isEmpty { try container.encode(quality, forKey: .quality) }
+        if case .smallest(let opaque, let alpha) = request.format {
+            try container.encode(opaque.map(\.rawValue), forKey: .candidates)
+            try container.encode(alpha.map(\.rawValue), forKey: .alphaCandidates)
+            try container.encode(request.qualityTarget, forKey: .qualityTarget)
+        } else if request.quality.values.contains(.perceptual) {
+            try container.encode(request.qualityTarget, forKey: .qualityTarget)
+        }
         if request.options != .default { try container.encode(request.options, forKey: .options) }
         if !request.processors.isEmpty { try container.encode(request.processors.map(\.token), forKey: .processors) }
     }

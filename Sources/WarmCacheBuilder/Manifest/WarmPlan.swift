@@ -24,6 +24,8 @@ public struct WarmPlan: Sendable, Hashable {
     public var fingerprint: String
     /// The shard this plan is restricted to, or `nil` for the whole manifest.
     public var shard: Shard?
+    /// The manifest's `budget`: the most bytes the bundle's files may take, or `nil`.
+    public var budget: Int?
 
     /// `fingerprint` defaults to the one of `sources`.
     public init(manifestURL: URL, output: URL, fetch: FetchSettings, sources: [PlannedSource],

@@ -22,12 +22,16 @@ import WarmCacheImaging
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
 /// ```
-/// warm-cache render memo 4
+/// warm-cache render memo 5
 /// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
 /// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
-/// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|-> <variant key>
+/// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|->
+///             <encoder quality|-> <score|-> <variant key>
 /// ```
-/// (one `variant` line per variant, in key order). The blob file's stamp (``FileStamp``: size,
+/// (one `variant` line per requested variant, in the plan's order of candidate groups; for a
+/// variant with a quality target, the quality its search found and the score, so a re-warm
+/// searches nothing). A `formats: [smallest]` variant's key is whichever candidate won, which the
+/// plan cannot know: its line matches any of its candidates' keys. The blob file's stamp (``FileStamp``: size,
 /// inode, modification and change times) is the one it had when its bytes were last known to be
 /// right: while the file still has it, a re-warm trusts the blob with one `lstat` instead of
 /// reading and hashing it.
@@ -55,7 +59,7 @@ struct RenderMemo: Sendable {
     struct Entry: Sendable {
         var source: BundleContents.Source
         var sourceHasAlpha: Bool
-        /// Without presets (the plan names them), in key order.
+        /// Without presets (the plan names them), one per candidate group, in the plan's order.
         var variants: [BundleContents.Variant]
         /// Per variant, the stamp of its blob's file when its bytes were last known to be right.
         var blobStamps: [FileStamp?]
@@ -78,9 +82,10 @@ struct RenderMemo: Sendable {
             + "quality=\(sorted(defaults.quality)) effort=\(sorted(defaults.effort)) progressive=\(defaults.progressive)"
     }
 
-    /// The entry saved under `key` for `source`, if there is one and it lists exactly the
-    /// variant keys `keys` gives for the original's alpha (the keys of format `auto` depend on it).
-    func load(_ key: String, source: SourceIdentifier, keys: (_ sourceHasAlpha: Bool) -> [VariantKey]) -> Entry? {
+    /// The entry saved under `key` for `source`, if there is one and its variant lines match, in
+    /// order, the candidate keys `keys` gives for the original's alpha (the keys of format `auto`
+    /// depend on it): each line one of its group's keys.
+    func load(_ key: String, source: SourceIdentifier, keys: (_ sourceHasAlpha: Bool) -> [[VariantKey]]) -> Entry? {
         // Parsed as bytes: splitting `String`s by `Character` costs more than reading the file.
         guard let data = records.render(key: key) else { return nil }
         let bytes = [UInt8](data)
@@ -98,14 +103,20 @@ struct RenderMemo: Sendable {
         var stamps: [FileStamp?] = []
         variants.reserveCapacity(expected.count)
         stamps.reserveCapacity(expected.count)
-        for (row, key) in zip(lines.dropFirst(3), expected) {
-            let fields = row.split(separator: Self.tab, maxSplits: 7, omittingEmptySubsequences: false)
-            guard fields.count == 8, fields[0].elementsEqual("variant".utf8), fields[7].elementsEqual(key.rawValue.utf8),
+        for (row, group) in zip(lines.dropFirst(3), expected) {
+            let fields = row.split(separator: Self.tab, maxSplits: 9, omittingEmptySubsequences: false)
+            guard fields.count == 10, fields[0].elementsEqual("variant".utf8),
+                  let key = group.first(where: { fields[9].elementsEqual($0.rawValue.utf8) }),
                   let width = Self.int(fields[1]), let height = Self.int(fields[2]),
                   let byteCount = Self.int(fields[3]), let hasAlpha = Self.flag(fields[5]) else { return nil }
+            var perceptual: PerceptualEncoding?
+            if key.spec.qualityTarget != nil {
+                guard let quality = Self.int(fields[7]), let score = Double(Self.string(fields[8])) else { return nil }
+                perceptual = PerceptualEncoding(quality: quality, score: score)
+            }
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: width, height: height), byteCount: byteCount,
-                blobSHA256: Self.string(fields[4]), hasAlpha: hasAlpha))
+                blobSHA256: Self.string(fields[4]), hasAlpha: hasAlpha, perceptual: perceptual))
             stamps.append(FileStamp(text: Self.string(fields[6])))
         }
         let row = BundleContents.Source(
@@ -120,7 +131,7 @@ struct RenderMemo: Sendable {
         try records.saveRender(data, key: key)
     }
 
-    private static let header = "warm-cache render memo 4"
+    private static let header = "warm-cache render memo 5"
 
     /// The entry as text, or `nil` if a field would break the line structure.
     private static func encode(_ entry: Entry) -> Data? {
@@ -137,7 +148,9 @@ struct RenderMemo: Sendable {
         for (index, variant) in entry.variants.enumerated() {
             let stamp = index < entry.blobStamps.count ? entry.blobStamps[index]?.text : nil
             lines.append(["variant", "\(variant.pixelSize.width)", "\(variant.pixelSize.height)", "\(variant.byteCount)",
-                          variant.blobSHA256, variant.hasAlpha ? "1" : "0", stamp ?? "-", variant.key.rawValue]
+                          variant.blobSHA256, variant.hasAlpha ? "1" : "0", stamp ?? "-",
+                          variant.perceptual.map { String($0.quality) } ?? "-",
+                          variant.perceptual.map { String($0.score) } ?? "-", variant.key.rawValue]
                 .joined(separator: "\t"))
         }
         let text = lines.joined(separator: "\n") + "\n"

@@ -19,7 +19,7 @@ struct SourceRenderer: Sendable {
     /// One source's index rows, and whether this run encoded them or reused an earlier render.
     struct Rendered: Sendable {
         var source: BundleContents.Source
-        /// In key order.
+        /// In key order, with their presets.
         var variants: [BundleContents.Variant]
         var action: VariantReport.Action
     }
@@ -80,7 +80,7 @@ struct SourceRenderer: Sendable {
         guard let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
                   let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)
                   requested = requests
-                  return requests.keys
+                  return requests.groups
               }), let requested, let reused = reuse(entry, requests: requested) else { return nil }
         if let restamped = reused.restamped {
             try? memo.save(restamped, as: memoKey)  // next time these blobs are trusted without hashing
@@ -118,7 +118,7 @@ struct SourceRenderer: Sendable {
             }
             let opened = try engine.open(bytes, name: planned.identifier.rawValue)
             let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
-            let rendered = try opened.render(requests.specs, placeholder: planned.placeholders)
+            let rendered = try opened.render(candidates: requests.specs, placeholder: planned.placeholders)
             return Imaged(info: opened.info, requests: requests, rendered: rendered, originalByteCount: bytes.count)
         } catch {
             throw Failure(failure: SourceFailure(error))
@@ -141,7 +141,7 @@ struct SourceRenderer: Sendable {
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),
                 byteCount: stored.byteCount, blobSHA256: stored.sha256, hasAlpha: encoded.hasAlpha,
-                presets: imaged.requests.presets(for: key)))
+                perceptual: encoded.perceptual))
             // The file now holds exactly these bytes (written, or found identical).
             stamps.append(writer.blobStamp(sha256: stored.sha256, format: encoded.spec.format))
         }
@@ -153,7 +153,7 @@ struct SourceRenderer: Sendable {
             placeholder: imaged.rendered.placeholder.isEmpty ? nil : imaged.rendered.placeholder)
         let entry = RenderMemo.Entry(source: source, sourceHasAlpha: info.hasAlpha, variants: variants, blobStamps: stamps)
         try? memo.save(entry, as: pending.memoKey)  // a lost memo only costs a re-encode next time
-        return Rendered(source: source, variants: variants, action: .encoded)
+        return Rendered(source: source, variants: imaged.requests.rows(variants), action: .encoded)
     }
 
     private static func read(_ original: URL) throws(Failure) -> Data {
@@ -180,50 +180,64 @@ struct SourceRenderer: Sendable {
             guard check.intact else { return nil }
             restamped.blobStamps[index] = check.stamp
         }
-        var variants = entry.variants
-        for index in variants.indices {
-            variants[index].presets = requests.presets(for: variants[index].key)
-        }
+        let variants = requests.rows(entry.variants)
         let changed = restamped.blobStamps != entry.blobStamps
         return (Rendered(source: entry.source, variants: variants, action: .reused), changed ? restamped : nil)
     }
 }
 
 /// A source's variant requests resolved against the original, with requests that land on the
-/// same key merged (two presets asking for the same thing, or `auto` resolving to a format
-/// listed explicitly too).
+/// same keys merged (two presets asking for the same thing, or `auto` resolving to a format
+/// listed explicitly too). Each request is a group of candidate keys: one, or for
+/// `formats: [smallest]` one per candidate format (the render keeps one of them).
 private struct ResolvedRequests {
-    /// Sorted.
-    var keys: [VariantKey] = []
-    /// In key order.
-    var specs: [VariantSpec] = []
-    /// In key order: the presets that ask for each key.
+    /// Per requested variant, its candidate keys; sorted by their first key.
+    var groups: [[VariantKey]] = []
+    /// In the order of `groups`: the candidate specs.
+    var specs: [[VariantSpec]] = []
+    /// In the order of `groups`: the presets that ask for each.
     private var presetLists: [[String]] = []
+    /// Whether some group has several candidates: a winner may then land on another group's key.
+    private(set) var hasChoices = false
 
     /// A source asks for a handful of variants: they are merged by looking through an array,
     /// not by hashing keys (a re-warm resolves every source's requests, and hashing keys that
     /// start with a URL cost more than the rest of it).
     init(_ planned: PlannedSource, sourceHasAlpha: Bool) {
-        var resolved: [(key: VariantKey, spec: VariantSpec, presets: [String])] = []
+        var resolved: [(keys: [VariantKey], specs: [VariantSpec], presets: [String])] = []
         resolved.reserveCapacity(planned.variants.count)
         for variant in planned.variants {
-            let spec = variant.request.resolve(sourceHasAlpha: sourceHasAlpha)
-            let key = VariantKey(source: planned.identifier, spec: spec)
-            if let index = resolved.firstIndex(where: { $0.key == key }) {
-                resolved[index].spec = spec
+            let specs = variant.request.candidates(sourceHasAlpha: sourceHasAlpha)
+            let keys = specs.map { VariantKey(source: planned.identifier, spec: $0) }
+            if keys.count > 1 { hasChoices = true }
+            if let index = resolved.firstIndex(where: { $0.keys == keys }) {
                 if !resolved[index].presets.contains(variant.preset) { resolved[index].presets.append(variant.preset) }
             } else {
-                resolved.append((key, spec, [variant.preset]))
+                resolved.append((keys, specs, [variant.preset]))
             }
         }
-        resolved.sort { $0.key < $1.key }
-        keys = resolved.map(\.key)
-        specs = resolved.map(\.spec)
+        resolved.sort { $0.keys[0] < $1.keys[0] }
+        groups = resolved.map(\.keys)
+        specs = resolved.map(\.specs)
         presetLists = resolved.map(\.presets)
     }
 
-    /// The presets that ask for `key`.
-    func presets(for key: VariantKey) -> [String] {
-        keys.firstIndex(of: key).map { presetLists[$0] } ?? []
+    /// `variants`, one per group in group order, with each group's presets; when a choice landed on
+    /// a key another group has too, the two are one row with both groups' presets. In key order.
+    func rows(_ variants: [BundleContents.Variant]) -> [BundleContents.Variant] {
+        var rows = variants
+        for index in rows.indices where index < presetLists.count {
+            rows[index].presets = presetLists[index]
+        }
+        guard hasChoices else { return rows }
+        var merged: [BundleContents.Variant] = []
+        for row in rows {
+            if let index = merged.firstIndex(where: { $0.key == row.key }) {
+                merged[index].presets += row.presets.filter { !merged[index].presets.contains($0) }
+            } else {
+                merged.append(row)
+            }
+        }
+        return merged.sorted { $0.key < $1.key }
     }
 }

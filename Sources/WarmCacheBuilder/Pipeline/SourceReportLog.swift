@@ -208,6 +208,12 @@ extension SourceReport {
             return true
         }
         func number(_ value: Int) { out.append(contentsOf: String(value).utf8) }
+        // JSONEncoder writes a whole number without its ".0".
+        func number(_ value: Double) {
+            var text = "\(value)"
+            if text.hasSuffix(".0") { text.removeLast(2) }
+            out.append(contentsOf: text.utf8)
+        }
         func comma() { out.append(UInt8(ascii: ",")) }
 
         out.append(UInt8(ascii: "{"))
@@ -217,10 +223,7 @@ extension SourceReport {
         key("location"); guard string(location) else { return nil }; comma()
         if let originalBytes { key("originalBytes"); number(originalBytes); comma() }
         if let originalSHA256 { key("originalSHA256"); guard string(originalSHA256) else { return nil }; comma() }
-        // JSONEncoder writes a whole number without its ".0".
-        var seconds = "\(self.seconds)"
-        if seconds.hasSuffix(".0") { seconds.removeLast(2) }
-        key("seconds"); out.append(contentsOf: seconds.utf8); comma()
+        key("seconds"); number(seconds); comma()
         key("status"); guard string(status.rawValue) else { return nil }; comma()
         key("variants"); out.append(UInt8(ascii: "["))
         for (index, variant) in variants.enumerated() {
@@ -230,10 +233,16 @@ extension SourceReport {
             key("blob"); guard string(variant.blob) else { return nil }; comma()
             key("bytes"); number(variant.bytes); comma()
             key("cacheKey"); guard string(variant.cacheKey) else { return nil }; comma()
+            if let quality = variant.encoderQuality { key("encoderQuality"); number(quality); comma() }
             key("format"); guard string(variant.format) else { return nil }; comma()
             key("pixelHeight"); number(variant.pixelHeight); comma()
             key("pixelWidth"); number(variant.pixelWidth); comma()
             key("presets"); guard strings(variant.presets) else { return nil }
+            if let score = variant.qualityScore {
+                guard score.isFinite else { return nil }
+                comma(); key("qualityScore"); number(score)
+            }
+            if let target = variant.qualityTarget { comma(); key("qualityTarget"); number(target) }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]")); comma()

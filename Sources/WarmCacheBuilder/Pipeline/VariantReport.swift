@@ -22,6 +22,11 @@ public struct VariantReport: Sendable, Codable, Equatable {
     public var blob: String
     /// What the run did for this variant; `nil` in a listing of a bundle, where no run is involved.
     public var action: Action?
+    /// For a variant with a quality target (`quality: auto`): the SSIMULACRA2 score it had to reach,
+    /// the encoder quality found and the score that encoding reached. `nil` otherwise.
+    public var qualityTarget: Int?
+    public var encoderQuality: Int?
+    public var qualityScore: Double?
 }
 
 extension VariantReport {
@@ -32,14 +37,16 @@ extension VariantReport {
                   pixelWidth: variant.pixelSize.width, pixelHeight: variant.pixelSize.height,
                   bytes: variant.byteCount,
                   blob: BundleFormat.objectPath(sha256: variant.blobSHA256, format: variant.key.spec.format),
-                  action: action)
+                  action: action, qualityTarget: variant.key.spec.qualityTarget,
+                  encoderQuality: variant.perceptual?.quality, qualityScore: variant.perceptual?.score)
     }
 
     /// The columns ``init(row:at:)`` reads, for a query over `variants v`.
     static let columns = """
         v.cache_key, v.format, v.pixel_width, v.pixel_height, v.byte_count, v.blob_sha256,
         (SELECT group_concat(preset, ',') FROM
-            (SELECT preset FROM variant_presets p WHERE p.cache_key = v.cache_key ORDER BY preset))
+            (SELECT preset FROM variant_presets p WHERE p.cache_key = v.cache_key ORDER BY preset)),
+        v.quality_target, v.encoder_quality, v.quality_score
         """
 
     /// A listing's line for the row of a statement selecting ``columns`` from column `first` on.
@@ -52,6 +59,7 @@ extension VariantReport {
                   bytes: row.int(first + 4),
                   blob: ImageFormat(rawValue: format).map { BundleFormat.objectPath(sha256: sha256, format: $0) }
                       ?? "objects/\(sha256.prefix(2))/\(sha256).\(format)",
-                  action: nil)
+                  action: nil, qualityTarget: row.optionalInt(first + 7), encoderQuality: row.optionalInt(first + 8),
+                  qualityScore: row.optionalDouble(first + 9))
     }
 }

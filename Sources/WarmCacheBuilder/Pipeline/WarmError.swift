@@ -13,6 +13,8 @@ public struct WarmError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case engine
         /// Reading or writing the cache or the bundle failed.
         case fileSystem
+        /// The bundle would weigh more than the manifest's `budget`; the previous bundle is untouched.
+        case overBudget
     }
 
     public var kind: Kind

@@ -26,6 +26,8 @@ public struct WarmOptions: Sendable {
     package var imagingProcessVectorPaths: ImagingRuntime.VectorPaths = .oneRenderAtATime
     /// Overrides the manifest's `fetch.concurrency` when set.
     public var fetchConcurrency: Int?
+    /// Overrides the manifest's `budget` when set: the most bytes the bundle's files may take.
+    public var budget: Int?
     /// Where to write the JSON report with every source (``WarmReport``), whether or not the run
     /// publishes. The report ``WarmPipeline/run()`` returns lists only the failed sources.
     public var reportURL: URL?

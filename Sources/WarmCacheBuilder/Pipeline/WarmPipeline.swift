@@ -285,18 +285,37 @@ public struct WarmPipeline: Sendable {
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
             // The records are not touched here: the confirmations may still be going in.
+            let budget = options.budget ?? plan.budget
+            report.budget = budget
             let committed = try await BlockingWork.run {
-                try writer.commit(manifestFingerprint: fingerprint, shard: shard, lastPublished: lastPublished)
+                try writer.commit(manifestFingerprint: fingerprint, shard: shard, lastPublished: lastPublished,
+                                  budget: budget)
             }
             committedIndex = .some(committed.published)
             let summary = committed.summary
             report.totals.blobsRemoved = summary.blobsRemoved
             report.removedSources = summary.removedSources
+            report.payload = summary.payload
+        } catch let exceeded as BudgetExceeded {
+            await BlockingWork.run { writer.abandon() }
+            report.payload = exceeded.payload
+            throw WarmError(.overBudget, "\(exceeded); \(plan.output.path) is unchanged",
+                            report: try await finished(.failed))
         } catch {
             await BlockingWork.run { writer.abandon() }
             throw WarmError(.fileSystem, "\(error)", report: try await finished(.failed))
         }
         return try await finished(totals.sourcesFailed == 0 ? .ok : .partial)
+    }
+
+    /// The warning for a variant whose format could not reach its quality target even at its best
+    /// setting, or `nil`.
+    static func missedTarget(_ variant: BundleContents.Variant) -> String? {
+        guard let target = variant.key.spec.qualityTarget, let found = variant.perceptual,
+              found.score < Double(target) else { return nil }
+        return "\(variant.key.spec.format.rawValue) at \(variant.pixelSize) px reached SSIMULACRA2 "
+            + "\(String(format: "%.1f", found.score)), below its quality_target \(target), even at quality \(found.quality); "
+            + "lower quality_target for it or use another format"
     }
 
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,
@@ -306,12 +325,7 @@ public struct WarmPipeline: Sendable {
         var encodable: [ImageFormat: Bool] = [:]  // each format probed once, not once per variant
         for source in plan.sources {
             for variant in source.variants {
-                let formats: [ImageFormat]
-                switch variant.request.format {
-                case .fixed(let format): formats = [format]
-                case .auto(let opaque, let alpha): formats = [opaque, alpha]
-                }
-                for format in formats {
+                for format in variant.request.format.candidates {
                     if encodable[format] == nil { encodable[format] = ImagingEngine.canEncode(format) }
                     guard encodable[format] == false else { continue }
                     missing[format, default: []].insert(variant.preset)
@@ -457,6 +471,7 @@ public struct WarmPipeline: Sendable {
         outcome.rows = rendered
         outcome.report.status = acquired.status
         outcome.report.variants = rendered.variants.map { VariantReport($0, action: rendered.action) }
+        outcome.report.warnings += rendered.variants.compactMap(Self.missedTarget)
         outcome.report.originalBytes = rendered.source.byteCount
         outcome.report.originalSHA256 = rendered.source.contentSHA256
         outcome.report.seconds = ProcessInfo.processInfo.systemUptime - started

@@ -27,6 +27,11 @@ public struct WarmReport: Sendable, Codable {
     /// Identifiers of sources the previous bundle at the output held and this one does not
     /// (taken out of the manifest, or failed this run), sorted.
     public var removedSources: [String] = []
+    /// What the bundle weighs, by format, preset and source, each file counted once: the
+    /// published bundle's, or for a run refused by its budget the one it would have published.
+    public var payload: BundlePayload?
+    /// The manifest's (or `--budget`'s) limit on ``payload``'s bytes, if any.
+    public var budget: Int?
 
     public enum Status: String, Sendable, Codable {
         case ok, partial, failed

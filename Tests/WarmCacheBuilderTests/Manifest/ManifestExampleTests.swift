@@ -33,32 +33,32 @@ import WarmCacheImaging
 
     @Test func presetsExpandToBoxTimesScalesTimesFormats() throws {
         let chelsea = try #require(plan.sources.first { $0.identifier.rawValue == "Examples/Images/chelsea.png" })
-        // thumb and card: 3 scales x 2 formats each; hero: 2 scales x 2 formats.
-        #expect(chelsea.variants.count == 6 + 6 + 4)
+        // thumb and card: 3 scales x one smallest format each; hero: 2 scales x 2 fixed formats.
+        #expect(chelsea.variants.count == 3 + 3 + 4)
+        let smallest = AppPlatforms([.ios: "16.0", .macos: "13.0"]).smallest
+        #expect(smallest == .smallest(opaque: [.avif, .webp, .jpeg], alpha: [.avif, .webp]))
         let thumb = chelsea.variants.filter { $0.preset == "thumb" }.map(\.request)
-        #expect(thumb.map(\.scale) == [1, 1, 2, 2, 3, 3])
-        #expect(thumb.map(\.format) == [.fixed(.webp), .fixed(.jpeg), .fixed(.webp), .fixed(.jpeg), .fixed(.webp),
-                                        .fixed(.jpeg)])
+        #expect(thumb.map(\.scale) == [1, 2, 3])
+        #expect(thumb.allSatisfy { $0.format == smallest && $0.qualityTarget == 82 })
         #expect(thumb.allSatisfy { $0.width == 64 && $0.height == 64 && $0.fit == .cover(.attention) })
-        #expect(thumb[0].quality == [.webp: 80])
-        #expect(thumb[0].options == EncodingOptions(chromaSubsampling: true, effort: 4, keepICCProfile: false))
-        #expect(thumb[1].options == EncodingOptions(progressive: true, chromaSubsampling: true, keepICCProfile: false))
+        #expect(thumb[0].quality == [.jpeg: .perceptual, .webp: .perceptual, .avif: .perceptual])
+        #expect(thumb[0].options == EncodingOptions(progressive: true, keepICCProfile: false))
         let hero = chelsea.variants.filter { $0.preset == "hero" }.map(\.request)
         #expect(hero.map(\.format) == [.fixed(.avif), .fixed(.jpeg), .fixed(.avif), .fixed(.jpeg)])
         #expect(hero.map(\.quality) == [[.avif: 60], [.jpeg: 82], [.avif: 60], [.jpeg: 82]])
         #expect(hero.allSatisfy { $0.width == 1024 && $0.height == nil && $0.fit == .inside })
+        #expect(plan.budget == 5_000_000)
     }
 
     @Test func entryOverridesAndEntryBoxes() throws {
         let rocket = try #require(plan.sources.first { $0.identifier.rawValue == "asset://rocket" })
         #expect(Set(rocket.variants.map(\.preset)) == ["thumb", "card"])
-        #expect(rocket.variants.first { $0.request.format == .fixed(.webp) }?.request.quality == [.webp: 70])
-        #expect(rocket.variants.first { $0.request.format == .fixed(.jpeg) }?.request.quality == [.jpeg: 82])
+        #expect(rocket.variants.allSatisfy { $0.request.qualityTarget == 75 })
 
         let camera = try #require(plan.sources.first { $0.identifier.rawValue == "Examples/Images/camera.png" })
         #expect(camera.variants == [PlannedVariant(preset: PlannedVariant.entryPreset, request: VariantRequest(
-            width: 200, height: 150, scale: 2, fit: .cover(.north), format: .fixed(.jpeg), quality: [.jpeg: 82],
-            options: EncodingOptions(progressive: true, chromaSubsampling: true, keepICCProfile: false),
+            width: 200, height: 150, scale: 2, fit: .cover(.north), format: .fixed(.jpeg), quality: [.jpeg: .perceptual],
+            qualityTarget: 82, options: EncodingOptions(progressive: true, keepICCProfile: false),
             processors: [.grayscale]))])
     }
 
@@ -71,14 +71,14 @@ import WarmCacheImaging
         #expect(badge.map(\.format) == [.auto(), .auto(), .auto()])
         #expect(badge.first?.fit == .contain(background: .white))
         #expect(badge.first?.processors == [.grayscale, .blur(sigma: 0.5)])
-        #expect(badge.first?.quality == [.jpeg: 82])
+        #expect(badge.first?.quality == [.jpeg: .perceptual, .png: .perceptual])
     }
 
     @Test func fetchSettings() {
         #expect(plan.fetch.concurrency == 32)
         #expect(plan.fetch.perHost == 8)
         #expect(plan.fetch.requestTimeout == 30)
-        #expect(plan.fetch.connectTimeout == 5)
+        #expect(plan.fetch.connectTimeout == 10)
         #expect(plan.fetch.retries == 3)
         #expect(plan.fetch.retryDelay == 0.5)
         #expect(plan.fetch.maxBytes == 50_000_000)
@@ -99,9 +99,9 @@ import WarmCacheImaging
         #expect(summary.variantsByPreset["(entry)"] == 1)
         // The same text docs/manifest.md shows.
         #expect(summary.description == """
-        5 sources (0 remote, 5 local), 48 variants
-          formats: auto 3, avif 4, jpeg 17, png 6, webp 18
-          presets: (entry) 1, avatar 12, badge 3, card 12, hero 8, thumb 12
+        5 sources (0 remote, 5 local), 36 variants
+          formats: auto 3, avif 4, jpeg 5, png 6, smallest 12, webp 6
+          presets: (entry) 1, avatar 12, badge 3, card 6, hero 8, thumb 6
         """)
     }
 }

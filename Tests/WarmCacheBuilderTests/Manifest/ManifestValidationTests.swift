@@ -197,8 +197,8 @@ import Testing
           b: { width: 10, processors: [{ rond: 4 }, sepia, { round: 4, blur: 1 }, round] }
         """, images: "  - path: a.png\n    presets: [a, b]")
         #expect(fixture.diagnostics(yaml) == [
-            "manifest.yml:4:35: error: unknown format 'jpg2' (did you mean 'jpg'?); use auto, jpeg, png, webp, avif,"
-                + " heic, jxl or gif",
+            "manifest.yml:4:35: error: unknown format 'jpg2' (did you mean 'jpg'?); use smallest, auto, jpeg, png,"
+                + " webp, avif, heic, jxl or gif",
             "manifest.yml:4:47: error: unknown fit 'covr' (did you mean 'cover'?); use inside, cover, fill, contain",
             "manifest.yml:4:62: error: unknown gravity 'middle'; use centre, north, south, east, west, northeast,"
                 + " northwest, southeast, southwest, attention or entropy",

@@ -47,7 +47,7 @@ import WarmCacheImaging
             var askedAbout: Bool?
             let loaded = try #require(memo.load("ab\(alpha)", source: Self.source, keys: {
                 askedAbout = $0
-                return Self.keys(alpha: $0)
+                return Self.keys(alpha: $0).map { [$0] }
             }))
             #expect(askedAbout == alpha)
             #expect(loaded.source == saved.source)
@@ -63,13 +63,13 @@ import WarmCacheImaging
                               vectorPaths: false)
         try memo.save(Self.entry(alpha: false, placeholder: nil), as: "cd01")
         let keys = Self.keys(alpha: false)
-        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys }) != nil)
-        #expect(memo.load("cd01", source: Self.source, keys: { _ in Array(keys.prefix(1)) }) == nil)
-        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys.reversed() }) == nil)
+        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys.map { [$0] } }) != nil)
+        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys.prefix(1).map { [$0] } }) == nil)
+        #expect(memo.load("cd01", source: Self.source, keys: { _ in keys.reversed().map { [$0] } }) == nil)
         let other = SourceIdentifier(verbatim: "https://img.example.com/other.jpg")
         let otherKeys = keys.map { VariantKey(source: other, spec: $0.spec) }
-        #expect(memo.load("cd01", source: other, keys: { _ in otherKeys }) == nil)
-        #expect(memo.load("cd02", source: Self.source, keys: { _ in keys }) == nil)
+        #expect(memo.load("cd01", source: other, keys: { _ in otherKeys.map { [$0] } }) == nil)
+        #expect(memo.load("cd02", source: Self.source, keys: { _ in keys.map { [$0] } }) == nil)
     }
 
     @Test func aTornOrForeignEntryIsAMiss() throws {
@@ -81,9 +81,9 @@ import WarmCacheImaging
         let keys = Self.keys(alpha: false)
         for cut in stride(from: 0, to: whole.count - 1, by: 7) {
             try memo.records.saveRender(whole.prefix(cut), key: "ef01")
-            #expect(memo.load("ef01", source: Self.source, keys: { _ in keys }) == nil, "cut at \(cut)")
+            #expect(memo.load("ef01", source: Self.source, keys: { _ in keys.map { [$0] } }) == nil, "cut at \(cut)")
         }
         try memo.records.saveRender(Data("{\"source\": {}}".utf8), key: "ef01")
-        #expect(memo.load("ef01", source: Self.source, keys: { _ in keys }) == nil)
+        #expect(memo.load("ef01", source: Self.source, keys: { _ in keys.map { [$0] } }) == nil)
     }
 }

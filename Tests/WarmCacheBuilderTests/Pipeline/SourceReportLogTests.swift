@@ -16,6 +16,16 @@ struct SourceReportLogTests {
                       bytes: 1282 * scale, blob: "objects/b4/b42a3f36a8c30e13b37f56dfaa8\(scale).jpg", action: action)
     }
 
+    /// A variant with a quality target, its search's quality and score.
+    static func perceptual(score: Double) -> VariantReport {
+        var variant = variant(1)
+        variant.cacheKey = "https://cdn.example.com/a.jpg|64x64|@1x|cover-centre|avif-target80|-"
+        variant.qualityTarget = 80
+        variant.encoderQuality = 57
+        variant.qualityScore = score
+        return variant
+    }
+
     static func report(_ identifier: String = "https://cdn.example.com/a.jpg", seconds: Double = 0.00630927500242251,
                        status: SourceReport.Status = .revalidated, variants: [VariantReport] = [variant(1), variant(2)],
                        original: Bool = true, warnings: [String] = [], failure: SourceFailure? = nil) -> SourceReport {
@@ -41,6 +51,7 @@ struct SourceReportLogTests {
             Self.report(variants: [Self.variant(3, presets: ["card", "hero", "thumb"])]),
             Self.report(warnings: ["revalidation failed (timed out); using the cached original", "ünïcødé ✓ /slashes/"]),
             Self.report("https://cdn.example.com/ünïcødé/😀.jpg?a=1&b=%20#x"),
+            Self.report(variants: [Self.perceptual(score: 82.47), Self.perceptual(score: 80), Self.perceptual(score: 79.1)]),
         ]
         for report in reports {
             let line = try #require(report.jsonLine, "\(report)")

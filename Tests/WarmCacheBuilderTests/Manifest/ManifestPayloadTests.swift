@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheImaging
+@testable import WarmCacheBuilder
+
+/// The keys that decide what the app ships: `quality: auto`, `quality_target`, `platforms`,
+/// `formats: [smallest]` and `budget`.
+@Suite struct ManifestPayloadTests {
+    let fixture: ManifestFixture
+
+    init() throws {
+        fixture = try ManifestFixture(files: ["a.png": "png"])
+    }
+
+    private func requests(_ yaml: String) throws -> [VariantRequest] {
+        try #require(try fixture.load(yaml).sources.first).variants.map(\.request)
+    }
+
+    @Test func qualityAutoForEveryFormatOrPerFormat() throws {
+        let all = try requests("""
+            version: 1
+            output: Out.warmcache
+            defaults: { formats: [webp, jpeg], quality: auto, quality_target: 75 }
+            images:
+              - { path: a.png, width: 100 }
+            """)
+        #expect(all.map(\.quality) == [[.webp: .perceptual], [.jpeg: .perceptual]])
+        #expect(all.allSatisfy { $0.qualityTarget == 75 })
+        let spec = all[1].resolve(sourceHasAlpha: false)
+        #expect(spec.qualityTarget == 75 && spec.quality == nil)
+        #expect(VariantKey(source: SourceIdentifier("a.png"), spec: spec).rawValue == "a.png|100x_|@1x|inside|jpeg-target75|-")
+
+        let mixed = try requests("""
+            version: 1
+            output: Out.warmcache
+            defaults: { formats: [jpeg, png], quality: { jpeg: auto, png: 100 } }
+            images:
+              - { path: a.png, width: 100 }
+            """)
+        #expect(mixed[0].quality == [.jpeg: .perceptual])
+        #expect(mixed[0].qualityTarget == PerceptualQuality.defaultTarget)
+        // PNG ignores quality without a palette: no target reaches its key either.
+        #expect(mixed[1].resolve(sourceHasAlpha: false).qualityTarget == nil)
+    }
+
+    @Test func theTargetIsInTheKeyAndParsesBack() throws {
+        let spec = VariantSpec(width: 64, height: 64, scale: 2, fit: .cover(.attention), format: .avif, qualityTarget: 82)
+        let key = VariantKey(source: SourceIdentifier("https://x.test/a.jpg"), spec: spec)
+        #expect(key.rawValue == "https://x.test/a.jpg|64x64|@2x|cover-attention|avif-target82|-")
+        #expect(VariantKey(parsing: key.rawValue) == key)
+        #expect(VariantKey(parsing: "https://x.test/a.jpg|64x64|@2x|inside|avif-target082|-") == nil)
+        #expect(VariantKey(parsing: "https://x.test/a.jpg|64x64|@2x|inside|avif-target82-q50|-") == nil)
+    }
+
+    @Test func smallestNeedsPlatforms() {
+        let diagnostics = fixture.diagnostics("""
+            version: 1
+            output: Out.warmcache
+            defaults: { formats: [smallest] }
+            images:
+              - { path: a.png, width: 100 }
+            """)
+        #expect(diagnostics.count == 1, "\(diagnostics)")
+        #expect(diagnostics.first?.contains("add 'platforms' at the top of the manifest") == true, "\(diagnostics)")
+        #expect(diagnostics.first?.hasPrefix("manifest.yml:3:23: error:") == true, "\(diagnostics)")
+    }
+
+    @Test func smallestChoosesAmongWhatEveryPlatformDecodes() throws {
+        func candidates(_ platforms: String) throws -> FormatChoice {
+            try requests("""
+                version: 1
+                output: Out.warmcache
+                platforms: \(platforms)
+                defaults: { formats: [smallest] }
+                images:
+                  - { path: a.png, width: 100 }
+                """)[0].format
+        }
+        #expect(try candidates("{ ios: \"16.0\" }") == .smallest(opaque: [.avif, .webp, .jpeg],
+                                                                  alpha: [.avif, .webp]))
+        #expect(try candidates("{ ios: \"17\", macos: \"14.0\" }") == .smallest(opaque: [.avif, .jxl, .webp, .jpeg],
+                                                                              alpha: [.avif, .jxl, .webp]))
+        #expect(try candidates("{ ios: \"15.0\", android: \"8\" }") == .smallest(opaque: [.webp, .jpeg], alpha: [.webp]))
+        #expect(try candidates("{ ios: \"15.0\" }") == .smallest(opaque: [.heic, .webp, .jpeg], alpha: [.webp]))
+        #expect(try candidates("{ ios: \"13.0\" }") == .smallest(opaque: [.heic, .jpeg], alpha: [.png]))
+        // Every candidate is searched at the target, whatever fixed quality the layers set.
+        let request = VariantRequest(width: 10, height: nil, format: AppPlatforms([.ios: "16"]).smallest,
+                                     quality: [.jpeg: 90], qualityTarget: 70)
+        #expect(request.candidates(sourceHasAlpha: false).map(\.qualityTarget) == [70, 70, 70])
+        #expect(request.candidates(sourceHasAlpha: true).map(\.format) == [.avif, .webp])
+    }
+
+    @Test func platformsAndBudgetAreChecked() {
+        let diagnostics = fixture.diagnostics("""
+            version: 1
+            output: Out.warmcache
+            platforms: { ios: "sixteen", andriod: "12" }
+            budget: lots
+            defaults: { quality: best, quality_target: 120 }
+            images:
+              - { path: a.png, width: 100 }
+            """)
+        #expect(diagnostics == [
+            "manifest.yml:3:19: error: the iOS / iPadOS version must be a version such as \"16.0\", found the string"
+                + " 'sixteen'",
+            "manifest.yml:3:30: error: unknown platform 'andriod' in 'platforms' (did you mean 'android'?); use ios,"
+                + " macos, tvos, watchos, visionos, android",
+            "manifest.yml:4:9: error: 'budget' must be a size such as 512KB, 50MB or 1GiB (a bare number is bytes),"
+                + " found 'lots'",
+            "manifest.yml:5:22: error: 'quality' must be auto or a number from 1 to 100, found the string 'best'",
+            "manifest.yml:5:44: error: 'quality_target' must be between 30 and 100, found 120",
+        ], "\(diagnostics)")
+    }
+
+    @Test func budgetReachesThePlan() throws {
+        let plan = try fixture.load("""
+            version: 1
+            output: Out.warmcache
+            budget: 25MB
+            images:
+              - { path: a.png, width: 100 }
+            """)
+        #expect(plan.budget == 25_000_000)
+    }
+
+    @Test func docsShowTheDecodeTable() throws {
+        let text = try String(contentsOf: RepositoryFiles.root.appendingPathComponent("docs/manifest.md"), encoding: .utf8)
+        let begin = try #require(text.range(of: "<!-- platforms:begin -->\n"))
+        let end = try #require(text.range(of: "\n<!-- platforms:end -->"))
+        #expect(String(text[begin.upperBound..<end.lowerBound]) == AppPlatforms.markdown)
+    }
+
+    @Test func versionsCompareByNumber() {
+        #expect(OSVersion(parsing: "16.0")! == OSVersion(parsing: "16")!)
+        #expect(OSVersion(parsing: "10.13")! > OSVersion(parsing: "10.9")!)
+        #expect(OSVersion(parsing: "16.0.1")! > OSVersion(parsing: "16")!)
+        #expect(OSVersion(parsing: "16.") == nil && OSVersion(parsing: "x") == nil && OSVersion(parsing: "-1") == nil)
+        #expect(AppPlatforms([.macos: "10.15"]).decodes(.heic) && !AppPlatforms([.macos: "10.15"]).decodes(.webp))
+        #expect(!AppPlatforms([.android: "14"]).decodes(.jxl))
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheImaging
+
+/// A warm with `quality: auto` and `formats: [smallest]`: every variant reaches its target in
+/// the smallest format the platforms decode, the search is remembered, the payload is reported
+/// with each file once, and a budget refuses to publish a bundle that is too heavy.
+@Suite struct PayloadTests {
+    /// Three sources as local files: two photos and one with transparency (rounded corners).
+    static func files(in scratch: Scratch) throws {
+        for name in ["coffee.jpg", "chelsea.jpg"] {
+            try Data(try SourceImages.fixture(name).bytes).write(to: scratch.path(name))
+        }
+        let coffee = try SourceImages.engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee")
+        let rounded = try coffee.render([VariantSpec(width: 200, height: nil, format: .png, processors: [.roundCorners(radius: 30)])])
+        try rounded[0].data.write(to: scratch.path("rounded.png"))
+    }
+
+    static func manifest(target: Int) -> String {
+        """
+        version: 1
+        output: Out/Images.warmcache
+        platforms: { ios: "16.0" }
+        defaults: { formats: [smallest], quality_target: \(target) }
+        presets:
+          card: { width: 160 }
+          thumb: { width: 48, height: 48, fit: cover, scales: [1, 2] }
+        images:
+          - { path: coffee.jpg, presets: [card, thumb] }
+          - { path: chelsea.jpg, presets: [card, thumb] }
+          - { path: rounded.png, presets: [card] }
+        """
+    }
+
+    @Test func smallestAtTheTargetIsRememberedReportedAndCapped() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try Self.files(in: scratch)
+        let manifest = try scratch.write(Self.manifest(target: 80), to: "manifest.yml")
+        let options = Warm.options(cache: scratch.path("cache"))
+        let bundleURL = scratch.path("Out/Images.warmcache")
+
+        let first = try await Warm.run(manifest, options: options).published()
+        let variants = first.sources.flatMap(\.variants)
+        #expect(variants.count == 3 + 3 + 1)
+        for variant in variants {
+            #expect(variant.cacheKey.contains("-target80"), "\(variant.cacheKey)")
+            #expect(variant.qualityTarget == 80 && variant.encoderQuality != nil, "\(variant)")
+            #expect((variant.qualityScore ?? 0) >= 80 || first.warnings.contains { $0.contains("below its quality_target") },
+                    "\(variant)")
+        }
+        let rounded = try #require(first.sources.first { $0.identifier == "rounded.png" }?.variants.first)
+        #expect(["avif", "webp"].contains(rounded.format), "transparency stays in a format with alpha: \(rounded.format)")
+        #expect(variants.allSatisfy { ["avif", "heic", "webp", "jpeg"].contains($0.format) })
+
+        // The payload counts each file once, and agrees with the files on disk.
+        let payload = try #require(first.payload)
+        let listing = try BundleInspector(bundleURL: bundleURL).listing()
+        var files: [String: Int] = [:]
+        for variant in listing.sources.flatMap(\.variants) { files[variant.blob] = variant.bytes }
+        #expect(payload.bytes == files.values.reduce(0, +) && payload.files == files.count)
+        #expect(Set(payload.byPreset.map(\.name)) == ["card", "thumb"])
+        #expect(payload.byFormat.map(\.bytes).reduce(0, +) == payload.bytes)
+        #expect(listing.sources.flatMap(\.variants).allSatisfy { $0.encoderQuality != nil && $0.qualityScore != nil })
+
+        // A re-warm searches nothing: the settings found are remembered with the render.
+        let second = try await Warm.run(manifest, options: options).published()
+        #expect(second.totals.variantsEncoded == 0)
+        #expect(second.sources.flatMap(\.variants) .map(\.qualityScore) == variants.map(\.qualityScore))
+        #expect(second.payload == payload)
+
+        // A higher target over a budget the current bundle fits: refused, nothing published or left.
+        try scratch.write(Self.manifest(target: 92), to: "manifest.yml")
+        let before = snapshot(of: bundleURL)
+        var capped = options
+        capped.budget = payload.bytes + 1
+        let refused = try #require(try await Warm.run(manifest, options: capped).failure)
+        #expect(refused.kind == .overBudget)
+        #expect(refused.message.contains("over its budget of") && refused.message.contains("largest presets: card"),
+                "\(refused.message)")
+        #expect(refused.message.contains("largest sources: "), "\(refused.message)")
+        #expect((refused.report?.payload?.bytes ?? 0) > payload.bytes + 1)
+        #expect(snapshot(of: bundleURL) == before, "the previous bundle and nothing else")
+    }
+}
