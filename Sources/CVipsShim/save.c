@@ -16,7 +16,7 @@ int
 wc_save_jpeg(WCImage *in, const WCSaveOptions *o, void **data, size_t *length)
 {
     return vips_jpegsave_buffer(in, data, length, "Q", o->quality, "interlace", o->interlace,
-                                "optimize_coding", o->trial ? FALSE : TRUE, "subsample_mode", subsample_mode(o->subsample),
+                                "optimize_coding", TRUE, "subsample_mode", subsample_mode(o->subsample),
                                 "strip", o->strip, NULL);
 }
 

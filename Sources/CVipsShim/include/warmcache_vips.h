@@ -164,7 +164,6 @@ typedef struct {
     int smart_subsample; /* WebP sharp YUV */
     int palette;         /* PNG palette quantisation */
     int strip;           /* drop all metadata */
-    int trial;           /* a trial encode whose pixels matter, not its size: JPEG skips Huffman optimisation */
 } WCSaveOptions;
 
 int wc_save_jpeg(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);

@@ -22,9 +22,6 @@ struct EncoderSettings: Hashable, Sendable {
     var subsampling: Subsampling
     var palette: Bool
     var keepICCProfile: Bool
-    /// A trial encode of a quality search, whose pixels are scored and whose bytes are thrown
-    /// away: JPEG then skips Huffman optimisation (same pixels, slightly larger, faster).
-    var trial = false
 
     /// The settings for `spec`, which should be canonical for its format (``EncoderTable/canonical(_:)``):
     /// what it sets, else `defaults`, else the table's defaults; effort within the table's range.
@@ -38,7 +35,9 @@ struct EncoderSettings: Hashable, Sendable {
         let subsampling: Subsampling = switch options.chromaSubsampling {
         case .some(true): .on
         case .some(false): .off
-        case .none: .auto
+        // At a quality target, full chroma (WebP: sharp RGB to YUV) reaches it in fewer bytes, and
+        // small variants reach it at all (docs/imaging.md, "Perceptual quality").
+        case .none: spec.qualityTarget != nil ? .off : .auto
         }
         return EncoderSettings(
             format: format,
@@ -70,8 +69,7 @@ struct EncoderSettings: Hashable, Sendable {
             // Lossy WebP is always 4:2:0; asking for no subsampling turns on sharp RGB->YUV instead.
             smart_subsample: subsampling == .off ? 1 : 0,
             palette: palette ? 1 : 0,
-            strip: keepICCProfile ? 0 : 1,
-            trial: trial ? 1 : 0)
+            strip: keepICCProfile ? 0 : 1)
     }
 
     private var subsampleMode: Int32 {

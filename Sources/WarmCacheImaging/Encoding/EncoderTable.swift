@@ -41,7 +41,7 @@ public enum EncoderTable {
         Row(format: .webp, quality: (1...100, 80), effort: (0...6, 4),
             switches: [.lossless, .chromaSubsampling, .keepICC],
             notes: "lossy is always 4:2:0: chroma_subsampling false turns on sharp RGB to YUV"),
-        Row(format: .avif, quality: (1...100, 55), effort: (0...9, 2),
+        Row(format: .avif, quality: (1...100, 55), effort: (0...9, 4),
             switches: [.lossless, .chromaSubsampling, .keepICC],
             notes: "AV1 in HEIF, 8-bit; quality is ignored when lossless"),
         Row(format: .heic, quality: (1...100, 55), effort: (0...9, 2),

@@ -10,11 +10,46 @@ import WarmCache
 /// candidate's search as soon as it provably cannot beat the smallest file found so far.
 struct PerceptualEncoder {
     let name: String
-    /// Per format, the quality the last search found.
-    private var hints: [ImageFormat: Int] = [:]
+    /// Per format, the quality the last search found, when that variant was large enough to
+    /// predict the next (larger) one: from about 150 px up a photo needs about the same quality
+    /// at every size, below that thumbnails need much more.
+    private var hints: [ImageFormat: QualitySearch.Hint] = [:]
+    static let smallestSideForHints = 150
+
+    /// The last reference prepared, and the pixels it was prepared from: the outputs of one size
+    /// in several formats (and a `smallest` output's candidates) share their pixels, and come
+    /// one after another. Only one is kept: a reference takes ~48 bytes a pixel.
+    private var lastReference: (pixels: ObjectIdentifier, flattened: Bool, reference: SSIMULACRA2Reference)?
 
     init(name: String) {
         self.name = name
+    }
+
+    /// The reference for a candidate's prepared `image`, made from `pixels` (flattened or not).
+    private mutating func reference(for image: VipsImage, pixels: VipsImage, flattened: Bool)
+        throws(VipsCallError) -> SSIMULACRA2Reference {
+        let identity = ObjectIdentifier(pixels)
+        if let last = lastReference, last.pixels == identity, last.flattened == flattened { return last.reference }
+        let reference = SSIMULACRA2Reference(try image.scoringPixels(bands: image.hasAlpha ? 4 : 3))
+        lastReference = (identity, flattened, reference)
+        return reference
+    }
+
+    /// Whether an encoding reached its variant's target (one without a target always does).
+    private static func reached(_ variant: EncodedVariant) -> Bool {
+        guard let target = variant.spec.qualityTarget, let found = variant.perceptual else { return true }
+        return found.score >= Double(target)
+    }
+
+    /// Of two candidates' encodings: one that reaches the target beats one that does not; of two
+    /// that do, the smaller; of two that do not, the better looking.
+    private static func isBetter(_ candidate: EncodedVariant, than best: EncodedVariant) -> Bool {
+        switch (reached(candidate), reached(best)) {
+        case (true, false): return true
+        case (false, true): return false
+        case (true, true): return candidate.data.count < best.data.count
+        case (false, false): return (candidate.perceptual?.score ?? 0) > (best.perceptual?.score ?? 0)
+        }
     }
 
     /// The smallest encoding of one output among its candidates (all with the same pixels), each
@@ -22,35 +57,40 @@ struct PerceptualEncoder {
     mutating func encodeSmallest(_ candidates: [(variant: RenderPlan.Variant, pixels: VipsImage)])
         throws(ImagingError) -> EncodedVariant {
         var best: EncodedVariant?
-        // Candidates with the same alpha handling score against the same reference.
-        var references: [Bool: SSIMULACRA2Reference] = [:]
         for (variant, pixels) in candidates {
             let image = try VariantFinisher.prepare(pixels, variant: variant, name: name)
+            guard let target = variant.spec.qualityTarget else {
+                // A candidate without a target (lossless): its one encoding competes on size.
+                let made = try VariantFinisher.finish(pixels, variant: variant, name: name)
+                if best.map({ Self.isBetter(made, than: $0) }) ?? true { best = made }
+                continue
+            }
             let flattened = pixels.hasAlpha && !image.hasAlpha
             do {
-                let reference: SSIMULACRA2Reference
-                if let known = references[flattened] {
-                    reference = known
-                } else {
-                    reference = SSIMULACRA2Reference(try image.scoringPixels(bands: image.hasAlpha ? 4 : 3))
-                    references[flattened] = reference
-                }
-                let search = QualitySearch(reference: reference, target: Double(variant.spec.qualityTarget ?? 0),
+                let reference = try self.reference(for: image, pixels: pixels, flattened: flattened)
+                let search = QualitySearch(reference: reference, target: Double(target),
                                            settings: variant.settings, hasAlpha: image.hasAlpha)
-                let bytesToBeat = candidates.count > 1 ? best?.data.count : nil
+                // Only a candidate that reached the target sets the size to beat.
+                let bytesToBeat = candidates.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
                 guard let outcome = try search.run(image, hint: hints[variant.settings.format],
                                                    bytesToBeat: bytesToBeat) else { continue }
-                hints[variant.settings.format] = outcome.quality
-                if best == nil || outcome.data.count < best!.data.count {
-                    best = VariantFinisher.made(variant, image: image, data: outcome.data,
+                let size = image.size
+                if min(size.width, size.height) >= Self.smallestSideForHints {
+                    hints[variant.settings.format] = QualitySearch.Hint(
+                        quality: outcome.quality, margin: max(0, outcome.score - Double(target)),
+                        slope: outcome.slope ?? hints[variant.settings.format]?.slope)
+                }
+                let made = VariantFinisher.made(variant, image: image, data: outcome.data,
                                                 perceptual: PerceptualEncoding(quality: outcome.quality,
                                                                                score: outcome.score))
+                if best.map({ Self.isBetter(made, than: $0) }) ?? true {
+                    best = made
                 }
             } catch {
                 throw ImagingError(.encodeFailed, source: name, call: error)
             }
         }
-        guard let best else {
+        guard let best else {  // unreachable: the first candidate is never pruned
             throw ImagingError(.encodeFailed, source: name, message: "no candidate format could be encoded")
         }
         return best

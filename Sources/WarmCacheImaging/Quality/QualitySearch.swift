@@ -15,11 +15,12 @@ import WarmCache
 /// 2. Step towards the target by the estimated score-per-quality slope, then interpolate
 ///    between the closest failing and passing qualities.
 /// 3. Stop when the two are adjacent, or when a passing score lies within
-///    ``closeEnough`` of the target (a lower quality could save at most a few bytes).
+///    ``closeEnough`` of the target (a lower quality could save at most a few bytes; after two
+///    encodes, within twice that).
 ///
-/// JPEG trial encodes skip Huffman optimisation, which changes the file's size but not its
-/// pixels; the quality found is then encoded once more with the real settings. Other formats'
-/// trial encodes are final encodes, and the kept one is reused.
+/// Every trial is a final encode (with the variant's real settings): the passing one kept is
+/// the variant's file. (Cheaper trial encodes, such as JPEG without Huffman optimisation, would
+/// need one more encode at the end; with two trials on average that costs more than it saves.)
 ///
 /// Deterministic: the same pixels, settings and hint always take the same steps.
 struct QualitySearch {
@@ -30,12 +31,21 @@ struct QualitySearch {
         var score: Double
         /// Encodes made, the final one included.
         var encodes: Int
+        /// Score points per quality step between the closest failing and passing qualities, when
+        /// the search found both: it starts the next size's search.
+        var slope: Double?
     }
 
     /// Scores within this many points above the target end the search.
-    static let closeEnough = 1.0
+    static let closeEnough = 1.5
+    /// The same, once two encodes have been made.
+    static let closeEnoughAfterTwo = 2.0
+    /// How much smaller a file gets per score point given up, roughly, near typical targets
+    /// (what pruning a losing candidate estimates with).
+    static let bytesPerPoint = 0.06
     /// Encodes a search makes at most before it keeps its best passing one.
     static let maximumTrials = 7
+    static let trace = ProcessInfo.processInfo.environment["WARMCACHE_SEARCH_TRACE"] != nil
 
     let reference: SSIMULACRA2Reference
     let target: Double
@@ -44,66 +54,89 @@ struct QualitySearch {
     /// Whether the image carries alpha (scored composited on dark and light backgrounds).
     let hasAlpha: Bool
 
+    /// Where a search starts: the quality (and score per quality step) a search of the same
+    /// source and format found for another size.
+    struct Hint {
+        var quality: Int
+        /// How far above the target that quality scored.
+        var margin: Double
+        /// Score points per quality step near the target, when that search measured it.
+        var slope: Double?
+    }
+
     /// Searches `image`, starting at `hint`. With `bytesToBeat`, gives up (returns `nil`) as
-    /// soon as the target provably needs at least that many bytes: a failing encode that is
-    /// already that large (a higher quality is larger still).
-    func run(_ image: VipsImage, hint: Int?, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
+    /// soon as the target needs at least that many bytes: a failing encode that is already that
+    /// large (a higher quality is larger still), or a passing one so large that the quality just
+    /// above the target cannot be smaller (estimated from how far above the target it scored).
+    func run(_ image: VipsImage, hint: Hint?, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
         let range = EncoderTable.row(settings.format).quality?.range ?? 1...100
-        var passing: (quality: Int, score: Double, data: Data?)?
+        var passing: (quality: Int, score: Double, data: Data)?
         var failing: (quality: Int, score: Double)?
         var encodes = 0
-        var quality = min(range.upperBound, max(range.lowerBound, hint ?? Self.initialGuess(settings.format,
-                                                                                             target: target)))
-        let slope = Self.slope(settings.format)
+        var previous: (quality: Int, score: Double)?
+        var slope = hint?.slope ?? Self.slope(settings.format)
+        // From a smaller size's result: what would have just reached the target there, and a
+        // little more, since a larger image of the same photo scores lower at the same setting.
+        let start = hint.map { Int((Double($0.quality) - $0.margin / slope + Self.largerSizeBias(settings.format)).rounded(.up)) }
+            ?? Self.initialGuess(settings.format, target: target, size: image.size)
+        var quality = min(range.upperBound, max(range.lowerBound, start))
+        // Steps aim a little above the target, so that the next encode is likely to pass close to it.
+        let aim = target + Self.closeEnough * 0.4
         while encodes < Self.maximumTrials {
-            let trial = try encode(image, quality: quality, trial: true)
+            let trial = try encode(image, quality: quality)
             encodes += 1
             let score = try self.score(trial)
+            if Self.trace { FileHandle.standardError.write(Data("search \(settings.format) \(image.size) q\(quality) score \(String(format: "%.2f", score)) bytes \(trial.count) hint \(hint?.quality ?? -1)\n".utf8)) }
             if score >= target {
-                if passing == nil || quality < passing!.quality {
-                    passing = (quality, score, settings.format == .jpeg ? nil : trial)
+                if passing == nil || quality < passing!.quality { passing = (quality, score, trial) }
+                // Close enough: a lower quality would save little. After a second encode the
+                // search settles for a little more margin rather than make a third.
+                let margin = score - target
+                if margin < Self.closeEnough || (encodes >= 2 && margin < Self.closeEnoughAfterTwo) { break }
+                if let bytesToBeat, Double(trial.count) * max(0.5, 1 - Self.bytesPerPoint * margin) > Double(bytesToBeat) {
+                    return nil
                 }
-                if score - target < Self.closeEnough { break }
             } else {
                 if let bytesToBeat, trial.count >= bytesToBeat { return nil }
                 if failing == nil || quality > failing!.quality { failing = (quality, score) }
                 if quality >= range.upperBound { break }
             }
+            // Two encodes on the same side measure the local slope too (it varies with size).
+            if let previous, previous.quality != quality {
+                slope = min(3, max(0.1, (score - previous.score) / Double(quality - previous.quality)))
+            }
+            previous = (quality, score)
             // The next quality to try, strictly between what is known to fail and to pass.
             let low = failing.map { $0.quality + 1 } ?? range.lowerBound
             let high = passing.map { $0.quality - 1 } ?? range.upperBound
             guard low <= high else { break }
-            var next: Double
+            let next: Double
             switch (failing, passing) {
             case let (fail?, pass?):
-                let fraction = (target - fail.score) / max(0.01, pass.score - fail.score)
-                next = Double(fail.quality) + fraction * Double(pass.quality - fail.quality)
+                slope = max(0.05, (pass.score - fail.score) / Double(pass.quality - fail.quality))
+                next = Double(fail.quality) + (aim - fail.score) / slope
             case let (nil, pass?):
-                next = Double(pass.quality) - max(2, (pass.score - target) / slope)
+                next = Double(pass.quality) - (pass.score - aim) / slope
             case let (fail?, nil):
-                next = Double(fail.quality) + max(2, (target - fail.score) / slope)
+                next = Double(fail.quality) + (aim - fail.score) / slope
             case (nil, nil):
                 next = Double(quality)
             }
             quality = min(high, max(low, Int(next.rounded(.up))))
         }
-        guard let found = passing else {
-            // Even the best setting tried misses the target: keep the highest quality.
-            let best = failing?.quality ?? range.upperBound
-            let data = try encode(image, quality: best, trial: false)
-            return Outcome(data: data, quality: best, score: try score(data), encodes: encodes + 1)
+        let lastSlope = failing != nil && passing != nil ? slope : nil
+        if let found = passing {
+            return Outcome(data: found.data, quality: found.quality, score: found.score, encodes: encodes, slope: lastSlope)
         }
-        if let data = found.data {
-            return Outcome(data: data, quality: found.quality, score: found.score, encodes: encodes)
-        }
-        let data = try encode(image, quality: found.quality, trial: false)
-        return Outcome(data: data, quality: found.quality, score: found.score, encodes: encodes + 1)
+        // Even the best setting tried misses the target: keep the highest quality.
+        let best = failing?.quality ?? range.upperBound
+        let data = try encode(image, quality: best)
+        return Outcome(data: data, quality: best, score: try score(data), encodes: encodes + 1, slope: nil)
     }
 
-    private func encode(_ image: VipsImage, quality: Int, trial: Bool) throws(VipsCallError) -> Data {
+    private func encode(_ image: VipsImage, quality: Int) throws(VipsCallError) -> Data {
         var settings = self.settings
         settings.quality = quality
-        settings.trial = trial
         return try Encoder.encode(image, settings: settings)
     }
 
@@ -114,23 +147,37 @@ struct QualitySearch {
     }
 
     /// Where a search starts without a hint: the quality that reaches `target` on a typical
-    /// photo, from each encoder's measured score-per-quality curve (`docs/imaging.md`).
-    static func initialGuess(_ format: ImageFormat, target: Double) -> Int {
+    /// photo, from each encoder's measured score-per-quality curve (`docs/imaging.md`). Small
+    /// images need more: the metric sees every pixel of a thumbnail.
+    static func initialGuess(_ format: ImageFormat, target: Double, size: PixelSize) -> Int {
         let (quality, score): (Double, Double) = switch format {
-        case .jpeg: (80, 79.6)
-        case .webp: (80, 76.8)
-        case .avif: (60, 81.2)
-        case .heic: (60, 80)
-        case .jxl: (80, 80)
+        case .jpeg: (85, 82)
+        case .webp: (89, 82)
+        case .avif: (76, 82)
+        case .heic: (72, 82)
+        case .jxl: (82, 82)
         default: (80, 80)
         }
-        return Int((quality + (target - score) / slope(format)).rounded())
+        let side = min(size.width, size.height)
+        let small: Double = side < 100 ? 10 : 0
+        return Int((quality + small + (target - score) / slope(format)).rounded())
     }
 
-    /// Score points gained per quality step near typical targets.
+    /// Quality steps a search starts above what the next smaller size of the same photo needed
+    /// (measured on photos from 256 to 1024 px).
+    static func largerSizeBias(_ format: ImageFormat) -> Double {
+        switch format {
+        case .webp: 2
+        default: 1
+        }
+    }
+
+    /// Score points gained per quality step near typical targets (measured on photos at
+    /// 256–1024 px; `docs/imaging.md`).
     static func slope(_ format: ImageFormat) -> Double {
         switch format {
-        case .avif, .heic: 0.8
+        case .webp: 1.1
+        case .jpeg: 0.6
         default: 0.7
         }
     }

@@ -47,6 +47,9 @@ final class VariantRenderer {
         var shared: [PixelRecipe: VipsImage] = [:]
         var encoded: [EncodedVariant?] = Array(repeating: nil, count: plan.outputCount)
         var perceptual: [(index: Int, pixels: VipsImage)] = []
+        // Outputs with several candidate formats are chosen among after encoding, like targets.
+        var candidateCounts = [Int](repeating: 0, count: plan.outputCount)
+        for variant in plan.variants { candidateCounts[variant.output] += 1 }
         // Largest first; equal sizes in plan order (a total order: the same plan renders the same way).
         let order = plan.variants.indices.sorted { a, b in
             let (areaA, areaB) = (plan.variants[a].recipe.fit.scaled.area, plan.variants[b].recipe.fit.scaled.area)
@@ -55,7 +58,7 @@ final class VariantRenderer {
         for index in order {
             let variant = plan.variants[index]
             let recipe = variant.recipe
-            let searches = variant.spec.qualityTarget != nil
+            let searches = variant.spec.qualityTarget != nil || candidateCounts[variant.output] > 1
             let pixels: VipsImage
             if let cached = shared[recipe] {
                 pixels = cached

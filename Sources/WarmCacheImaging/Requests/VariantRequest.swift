@@ -151,7 +151,7 @@ public struct VariantRequest: Hashable, Sendable {
 public enum PerceptualQuality {
     /// The target when a manifest sets none: see `docs/imaging.md` ("Perceptual quality") for
     /// how it was chosen against sharp's default JPEG.
-    public static let defaultTarget = 82
+    public static let defaultTarget = 80
     /// The targets a manifest may ask for.
     public static let targetRange = 30...100
 }

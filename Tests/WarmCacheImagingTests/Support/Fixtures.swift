@@ -55,7 +55,7 @@ enum Fixtures {
     /// Encodes with libvips directly, metadata kept (for EXIF orientation and ICC fixtures).
     static func encodeKeepingMetadata(_ image: VipsImage, as format: ImageFormat, quality: Int = 95) throws -> Data {
         var options = WCSaveOptions(quality: Int32(quality), effort: 6, lossless: 0, interlace: 0, subsample: 0,
-                                    smart_subsample: 0, palette: 0, strip: 0, trial: 0)
+                                    smart_subsample: 0, palette: 0, strip: 0)
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32 = switch format {
