@@ -45,7 +45,6 @@ struct QualitySearch {
     static let bytesPerPoint = 0.06
     /// Encodes a search makes at most before it keeps its best passing one.
     static let maximumTrials = 7
-    static let trace = ProcessInfo.processInfo.environment["WARMCACHE_SEARCH_TRACE"] != nil
 
     let reference: SSIMULACRA2Reference
     let target: Double
@@ -86,7 +85,6 @@ struct QualitySearch {
             let trial = try encode(image, quality: quality)
             encodes += 1
             let score = try self.score(trial)
-            if Self.trace { FileHandle.standardError.write(Data("search \(settings.format) \(image.size) q\(quality) score \(String(format: "%.2f", score)) bytes \(trial.count) hint \(hint?.quality ?? -1)\n".utf8)) }
             if score >= target {
                 if passing == nil || quality < passing!.quality { passing = (quality, score, trial) }
                 // Close enough: a lower quality would save little. After a second encode the
