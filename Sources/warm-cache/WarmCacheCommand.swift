@@ -16,6 +16,8 @@ struct WarmCacheCommand: AsyncParsableCommand {
               3   some sources failed; the bundle holds the others
               4   nothing written (every source failed, or --strict and one failed)
               5   pull: the update source failed or served something invalid (the local bundle is unchanged)
+              6   pull: the update was refused by a signature, index, rollback, version or expiry check
+                  (the message names it; the local bundle is unchanged)
               64  bad command line
               65  invalid manifest (every problem is listed with file:line:column)
               75  another run holds the output's lock (pull: another update of the directory is running)

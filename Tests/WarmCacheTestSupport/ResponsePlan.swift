@@ -14,6 +14,8 @@ struct ResponsePlan: Sendable {
     var trickle: (chunkSize: Int, interval: TimeInterval)?
     /// Send only this many body bytes, then close the connection.
     var truncateAfter: Int?
+    /// Repeat `body` for ever (chunked), until the client goes away.
+    var endless = false
 
     /// What the resolver needs to know about the request.
     struct Request: Sendable {
@@ -61,6 +63,11 @@ struct ResponsePlan: Sendable {
             return plan
         case .directory(let root):
             return serveFile(under: root, relativePath: String(request.path.dropFirst(routePath.count)), request: request)
+        case .endless(let contentType):
+            var plan = ResponsePlan(status: 200, headers: [("Content-Type", contentType)],
+                                    body: Array(repeating: UInt8(ascii: "A"), count: 16_384))
+            plan.endless = true
+            return plan
         }
     }
 
