@@ -24,7 +24,8 @@ struct WarmCacheCommand: AsyncParsableCommand {
             """,
         version: WarmCacheVersionText.text,
         subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
-                      VerifyCommand.self, LookupCommand.self, PullCommand.self, ImagingWorkerCommand.self],
+                      VerifyCommand.self, LookupCommand.self, PullCommand.self, KeygenCommand.self,
+                      SignCommand.self, ImagingWorkerCommand.self],
         defaultSubcommand: WarmCommand.self)
 
     /// Parses and runs the command, after catching a misspelt subcommand: with `warm` as the

@@ -54,6 +54,8 @@ struct WarmCommand: AsyncParsableCommand {
 
     @OptionGroup var shard: ShardOption
 
+    @OptionGroup(title: "Signing") var signing: SigningOptions
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -121,6 +123,7 @@ struct WarmCommand: AsyncParsableCommand {
         if !logging.quiet {
             printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
+        try signing.signWrittenBundle(plan.output, partial: shard != nil, quiet: logging.quiet)
         try writeContactSheet(result, bundle: plan.output)
         printFailures(result)
         if result.status != .ok {
