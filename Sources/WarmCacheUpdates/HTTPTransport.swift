@@ -84,23 +84,34 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let identifier = task.task.taskIdentifier
+                let timer = deadline.map { expiry(of: identifier, task: task, at: $0) }
                 delegate.register(identifier, Transfer(url: url, limit: limit, destination: destination,
-                                                       continuation: continuation))
+                                                       deadlineTimer: timer, continuation: continuation))
                 guard task.start() else {
                     // Cancelled before it started: a task never resumed reports no completion.
+                    timer?.cancel()
                     delegate.unregister(identifier)?.continuation.resume(throwing: CancellationError())
                     return
-                }
-                if let deadline {
-                    let (delegate, queue) = (delegate, queue)
-                    DispatchQueue.global().asyncAfter(deadline: .now() + max(0, deadline.date.timeIntervalSinceNow)) {
-                        queue.addOperation { delegate.expire(identifier, task: task, seconds: deadline.seconds) }
-                    }
                 }
             }
         } onCancel: {
             task.cancel()
         }
+    }
+}
+
+extension HTTPTransport {
+    /// A running timer that fails the transfer `identifier` at `deadline` (on the delegate queue);
+    /// the transfer cancels it when it completes, which releases it at once.
+    private func expiry(of identifier: Int, task: TaskBox, at deadline: TransferDeadline) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + max(0, deadline.date.timeIntervalSinceNow))
+        let (delegate, queue) = (delegate, queue)
+        timer.setEventHandler {
+            queue.addOperation { delegate.expire(identifier, task: task, seconds: deadline.seconds) }
+        }
+        timer.resume()
+        return timer
     }
 }
 
@@ -145,11 +156,15 @@ private final class Transfer {
     var hasher = SHA256()
     var failure: Error?
     var refusedRedirect: URL?
+    /// Fails the transfer at its deadline, if it has one (``TransferDeadline``).
+    let deadlineTimer: DispatchSourceTimer?
 
-    init(url: URL, limit: Int, destination: URL, continuation: CheckedContinuation<TransferResponse, Error>) {
+    init(url: URL, limit: Int, destination: URL, deadlineTimer: DispatchSourceTimer?,
+         continuation: CheckedContinuation<TransferResponse, Error>) {
         self.url = url
         self.limit = limit
         self.destination = destination
+        self.deadlineTimer = deadlineTimer
         self.continuation = continuation
     }
 
@@ -259,6 +274,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.deadlineTimer?.cancel()
         try? transfer.file?.close()
         transfer.file = nil
         let received = transfer.response.byteCount
