@@ -30,7 +30,7 @@ struct MergeCommand: ParsableCommand {
     @Flag(help: "Merge the shards given even if some shards of the matrix are missing.")
     var allowMissingShards = false
 
-    @OptionGroup(title: "Signing") var signing: SigningOptions
+    @OptionGroup var signing: SigningOptions
 
     @OptionGroup var logging: LoggingOptions
 

@@ -54,7 +54,7 @@ struct WarmCommand: AsyncParsableCommand {
 
     @OptionGroup var shard: ShardOption
 
-    @OptionGroup(title: "Signing") var signing: SigningOptions
+    @OptionGroup var signing: SigningOptions
 
     @OptionGroup var logging: LoggingOptions
 
