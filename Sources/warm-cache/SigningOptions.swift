@@ -26,13 +26,18 @@ struct SigningRequest {
             throw ValidationError("\(versionOption) must be a whole number from 1 to \(BundleStatement.maximumVersion)")
         }
         do {
-            if try key(warning: { _ in }) == nil, version != nil || expires != nil {
-                throw ValidationError("\(version != nil ? versionOption : expiresOption) needs a signing key: "
-                    + "\(keyOption) FILE, or the key in \(BundleSigningKey.environmentVariable)")
-            }
-        } catch let error as SigningError {
+            _ = try key(warning: { _ in })
+        } catch {
             throw ValidationError(error.description)
         }
+    }
+
+    /// Why the signing options were ignored, when they were given without a key (a CI run without
+    /// its secrets, such as a pull request from a fork, still warms).
+    var ignoredWithoutKey: String? {
+        guard version != nil || expires != nil else { return nil }
+        return "not signing: no key (\(keyOption) FILE or \(BundleSigningKey.environmentVariable)), so "
+            + "\(version != nil ? versionOption : expiresOption) is ignored"
     }
 
     /// The key from the file, else from the environment; `nil` when neither is given.
@@ -105,6 +110,9 @@ struct SigningOptions: ParsableArguments {
         guard let key, !partial else {
             if partial, keyFile != nil {
                 Console.warning("a partial bundle is not signed: sign the merged one (merge --sign-key)")
+            }
+            if !partial, key == nil, let ignored = request.ignoredWithoutKey {
+                Console.warning(ignored)
             }
             if !partial, let stale = StatementCheck.staleStatement(in: bundle) {
                 Console.warning(stale)
