@@ -25,6 +25,7 @@ struct TransferDeadline: Sendable {
     var seconds: Int
 
     init(in seconds: TimeInterval, from start: Date = Date()) {
+        let seconds = seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)  // an "unlimited" setting is ~31 years
         date = start.addingTimeInterval(seconds)
         self.seconds = Int(seconds.rounded(.up))
     }
