@@ -9,7 +9,7 @@ import WarmCacheTestSupport
 /// by a hostile server on 127.0.0.1 against an app that installed release 2 of a bundle signed by
 /// the publisher's key, while the publisher has released 3. Each refused attack must keep
 /// release 2 in use, name what happened, and leave nothing new in the local folder.
-@Suite("Signed updates against TUF's attacks")
+@Suite("Signed updates against TUF's attacks", .serialized)
 struct SignedUpdateAttackTests {
     static let prefix = "/pub/Images.warmcache/"
 
