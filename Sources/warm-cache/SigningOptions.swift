@@ -17,7 +17,8 @@ struct SigningRequest {
     var versionOption: String
     var expiresOption: String
 
-    /// Checks the values before any work, loading the key so that a bad one fails at once.
+    /// Checks the values before any work, loading the key so that a bad one fails at once (like
+    /// a manifest that cannot be read: one `error:` line, exit 1).
     func validate() throws {
         if let expires, ManifestDuration.seconds(from: expires).map({ $0 >= 1 }) != true {
             throw ValidationError("\(expiresOption) '\(expires)' is not a duration of at least a second; write e.g. 30d, 12h or 90m")
@@ -28,7 +29,8 @@ struct SigningRequest {
         do {
             _ = try key(warning: { _ in })
         } catch {
-            throw ValidationError(error.description)
+            Console.error(error.description)
+            throw ExitCode.failure
         }
     }
 

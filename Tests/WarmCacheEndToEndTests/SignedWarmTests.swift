@@ -62,9 +62,13 @@ import WarmCacheTestSupport
 
             // A bad key fails before any work, without quoting it.
             let damaged = String(secretText.dropLast(8))
-            let refused = try await CLI.run(warm, in: scratch.url, environment: ["WARM_CACHE_SIGNING_KEY": damaged])
-            #expect(refused.status == 64 && refused.stderr.contains("WARM_CACHE_SIGNING_KEY holds a damaged signing key"),
+            let refused = try await CLI.run(["warm", "manifest.yml", "-o", "Refused/Images.warmcache", "--cache-dir",
+                                             "cache-refused", "--in-process"],
+                                            in: scratch.url, environment: ["WARM_CACHE_SIGNING_KEY": damaged])
+            #expect(refused.status == 1 && refused.stderr.contains("WARM_CACHE_SIGNING_KEY holds a damaged signing key"),
                     "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("cache-refused").path)
+                    && !FileManager.default.fileExists(atPath: scratch.path("Refused").path), "before any work")
             outputs.append(refused)
 
             // The secret is in no output and in no file but its own.

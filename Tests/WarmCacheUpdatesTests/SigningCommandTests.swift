@@ -87,15 +87,21 @@ struct SigningCommandTests {
         let publicFile = folder.appendingPathComponent("public.txt")
         try Data((TestKeys.publisher.publicKey.base64 + "\n").utf8).write(to: publicFile)
         let wrongFile = try await WarmCacheCLI.run(["sign", bundle, "--key", publicFile.path])
-        #expect(wrongFile.status == 64 && wrongFile.stderr.contains("holds a public key"), "\(wrongFile)")
+        #expect(wrongFile.status == 1 && wrongFile.stderr.contains("holds a public key"), "\(wrongFile)")
         let damaged = try await WarmCacheCLI.run(["sign", bundle], environment: [
             "WARM_CACHE_SIGNING_KEY": String(secretText.dropLast(6))])
-        #expect(damaged.status == 64 && damaged.stderr.contains("WARM_CACHE_SIGNING_KEY holds a damaged signing key"),
-                "\(damaged)")
+        #expect(damaged.status == 1 && damaged.stderr.hasPrefix("error: the environment variable WARM_CACHE_SIGNING_KEY "
+            + "holds a damaged signing key"), "\(damaged)")
+        let missing = try await WarmCacheCLI.run(["sign", bundle, "--key", folder.appendingPathComponent("none.key").path])
+        #expect(missing.status == 1 && missing.stderr.contains("no such file") && missing.stderr.contains("keygen"),
+                "\(missing)")
+        for output in [wrongFile, damaged, missing] {
+            #expect(output.stderr.split(separator: "\n").count == 1, "one line: \(output)")
+        }
         let badDuration = try await WarmCacheCLI.run(["sign", bundle, "--key", keyFile.path, "--expires", "soon"])
         #expect(badDuration.status == 64 && badDuration.stderr.contains("--expires 'soon'"), "\(badDuration)")
         try expectSecretKept(try secret(of: keyFile),
-                             outputs: [first, lower, fromEnvironment, noKey, wrongFile, damaged, badDuration],
+                             outputs: [first, lower, fromEnvironment, noKey, wrongFile, damaged, missing, badDuration],
                              folders: [published.directory.deletingLastPathComponent(), folder])
     }
 
