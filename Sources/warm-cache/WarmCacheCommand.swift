@@ -11,7 +11,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
         discussion: """
             Exit codes:
               0   success
-              1   error (manifest or bundle missing or unreadable, file system, libvips missing, …)
+              1   error (manifest, bundle or signing key missing or unreadable, file system, libvips missing, …)
               2   verify found problems; lookup found no image
               3   some sources failed; the bundle holds the others
               4   nothing written (every source failed, or --strict and one failed)
