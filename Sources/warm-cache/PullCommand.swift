@@ -85,17 +85,18 @@ struct PullCommand: AsyncParsableCommand {
             try Console.json(result)
             return
         }
+        // "version 8 (expires …, key …)", or "an unsigned version".
         let release = result.version.map { version in
-            " version \(version)" + (result.expiresAt.map { ", expires \(BundleStatement.timestamp($0))" } ?? "")
-                + (result.keyID.map { ", key \($0)" } ?? "") + ";"
-        } ?? " (unsigned);"
+            "version \(version) (expires " + (result.expiresAt.map(BundleStatement.timestamp) ?? "?")
+                + (result.keyID.map { ", key \($0)" } ?? "") + ")"
+        } ?? "an unsigned version"
         switch result.outcome {
         case .upToDate:
-            Console.line("up to date: \(result.bundleURL.path)\(release) \(result.requests) request"
+            Console.line("up to date: \(result.bundleURL.path) at \(release); \(result.requests) request"
                 + (result.indexBytes > 0 ? ", index re-sent unchanged" : result.statementBytes > 0
                     ? ", statement \(Console.bytes(result.statementBytes))" : ", nothing downloaded"))
         case .updated:
-            Console.line("updated \(result.bundleURL.path) to\(release) index \(Console.bytes(result.indexBytes)), "
+            Console.line("updated \(result.bundleURL.path) to \(release): index \(Console.bytes(result.indexBytes)), "
                 + "\(result.blobsDownloaded) blobs \(Console.bytes(result.blobBytesDownloaded)) downloaded, "
                 + "\(result.blobsReused) already present, \(result.blobsRemoved) superseded removed; "
                 + "\(Console.bytes(result.bytesDownloaded)) in \(result.requests) requests")

@@ -77,7 +77,7 @@ struct PullCommandTests {
         #expect(signed.status == 6 && signed.stderr.contains("unsigned"), "\(signed)")
 
         let insecure = try await pull([base, local, "--insecure-unsigned"])
-        #expect(insecure.status == 0 && insecure.stdout.contains("(unsigned)"), "\(insecure)")
+        #expect(insecure.status == 0 && insecure.stdout.contains("to an unsigned version"), "\(insecure)")
 
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("wc-key-\(UUID().uuidString)")
         try TestKeys.publisher.write(toNewFile: keyFile)
