@@ -27,13 +27,15 @@ struct Invocation: Equatable {
     /// names against `warm-cache <subcommand> --help`.
     static let valueOptions: [String: Set<String>] = [
         "warm": ["-o", "--output", "--cache-dir", "--report", "--html", "--max-age", "--budget", "--concurrency", "-j",
-                 "--jobs", "--shard"],
+                 "--jobs", "--shard", "--sign-key", "--sign-version", "--sign-expires"],
         "plan": ["--shard", "--shards"],
-        "merge": ["-o", "--output", "--report", "--reports"],
-        "pull": ["--concurrency", "--timeout", "--max-index-mib", "--seed"],
+        "merge": ["-o", "--output", "--report", "--reports", "--sign-key", "--sign-version", "--sign-expires"],
+        "pull": ["--public-key", "--concurrency", "--timeout", "--max-index-mib", "--seed"],
         "inspect": ["--largest", "--html"],
-        "verify": [],
+        "verify": ["--public-key"],
         "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors", "--manifest"],
+        "keygen": [],
+        "sign": ["--key", "--version", "--expires"],
     ]
 
     /// The arguments for `warm-cache`.
@@ -69,7 +71,8 @@ struct Invocation: Equatable {
         let target = targets.first
 
         // Help and version pass straight through: no manifest is needed to read them.
-        let helpFlags: Set = ["-h", "--help", "-help", "--version"]
+        // (`sign --version N` is the signed version, not the tool's.)
+        let helpFlags: Set = rest.first == "sign" ? ["-h", "--help", "-help"] : ["-h", "--help", "-help", "--version"]
         if rest.first == "help" || rest.prefix(while: { $0 != "--" }).contains(where: helpFlags.contains) {
             if target != nil { throw Problem("--target cannot be combined with help or --version") }
             arguments = rest
@@ -109,7 +112,7 @@ struct Invocation: Equatable {
             manifest = manifestPath
             if let targetDirectory {
                 guard subcommand == "warm" else {
-                    throw Problem("--target is for warm, inspect, verify and lookup; plan writes nothing")
+                    throw Problem("--target is for warm, inspect, verify, lookup and sign; plan writes nothing")
                 }
                 if rest.contains(where: { $0 == "-o" || $0 == "--output" || $0.hasPrefix("--output=") }) {
                     throw Problem("give either --target or --output, not both")
@@ -118,7 +121,9 @@ struct Invocation: Equatable {
                 let bundle = Invocation.targetBundle(targetDirectory, manifest: manifestURL, env: env)
                 rest += ["--output", Invocation.relativePath(bundle, to: env.directory)]
             }
-        case "inspect", "verify", "lookup":
+        case "merge", "pull", "keygen":
+            manifest = nil // their arguments name everything they need
+        case "inspect", "verify", "lookup", "sign":
             let needed = subcommand == "lookup" ? 2 : 1
             if positionals >= needed {
                 if target != nil {
@@ -289,6 +294,9 @@ enum ExitMeaning {
         case 2: return "verify found problems in the bundle (exit 2)"
         case 3: return "some sources failed; the bundle was written with the others (exit 3)"
         case 4: return "nothing was written: every source failed, or --strict and one failed (exit 4)"
+        case 5: return "the update source failed or served something invalid (exit 5); the local bundle is unchanged"
+        case 6: return "the update was refused by a signed-update check named above (exit 6); the local bundle is unchanged"
+        case 7: return "the bundle would exceed its budget (exit 7); nothing was published"
         case 64: return "bad command line (exit 64); see swift package warm-cache --help"
         case 65: return "invalid manifest (exit 65); every problem is listed above with file:line:column"
         case 75: return "another run holds the output's lock (exit 75); try again when it has finished"

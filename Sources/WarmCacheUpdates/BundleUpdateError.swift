@@ -1,12 +1,41 @@
 import Foundation
 
-/// Why an update failed. Whatever the kind, the local bundle is exactly as it was before the
-/// update started (readers keep the previous complete version), and running the update again
-/// resumes: blobs already verified are not downloaded twice.
+/// Why an update failed or was refused. Whatever the kind, the local bundle is exactly as it was
+/// before the update started (readers keep the previous complete version) and nothing new is in
+/// its folder. After a transient failure (``isTransient``) running the update again resumes:
+/// blobs already verified are not downloaded twice.
+///
+/// The kinds from ``Kind/unsigned`` to ``Kind/expired(at:)`` are the signed-update checks
+/// (docs/bundle-format.md, "Security model"): each names what the update source tried.
 public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// The base URL is not an absolute `https` URL (or `http` on loopback / when allowed).
         case insecureURL
+        /// The configuration trusts no public key and does not allow unsigned updates.
+        case noTrustedKeys
+        /// The update source publishes no signed statement (`statement.json` answered 404 or 410).
+        case unsigned
+        /// The statement is not a statement this library reads (not the envelope's JSON, a
+        /// missing or out-of-range field, a newer format).
+        case invalidStatement
+        /// No signature by a trusted key: signed by the key ids given (or by none).
+        case untrustedKey(keyIDs: [String])
+        /// A signature naming a trusted key does not verify: the statement was altered.
+        case badSignature(keyID: String)
+        /// The index is not the one the statement names (another hash or size): an index from
+        /// another release, or one altered on the way.
+        case indexMismatch(expected: String, actual: String)
+        /// The statement's version is lower than the one installed or shipped in the app.
+        case rollback(offered: Int, installed: Int)
+        /// The statement has the installed (or shipped) version but names another index.
+        case versionReused(version: Int)
+        /// The statement expired: the source keeps serving an old one (a freeze) or the publisher
+        /// did not sign again in time. The app keeps what it has.
+        case expired(at: Date)
+        /// A file did not arrive within its time limit although data kept coming (a slow
+        /// retrieval): the statement within the configuration's `timeout`, anything else within
+        /// `maximumUpdateDuration` of the update's start.
+        case tooSlow(seconds: Int)
         /// The server answered with an HTTP status other than the expected one.
         case httpStatus(Int)
         /// The server redirected to another scheme, host or port; the updater only follows
@@ -51,7 +80,7 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
     /// timeouts, a busy directory), as opposed to content the server must correct.
     public var isTransient: Bool {
         switch kind {
-        case .timedOut, .network, .busy, .truncated: return true
+        case .timedOut, .network, .busy, .truncated, .tooSlow: return true
         case .httpStatus(let status): return status >= 500 || status == 429 || status == 408
         default: return false
         }
@@ -64,6 +93,41 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         case .insecureURL:
             summary = "refusing to update from \(where_): use https (plain http is allowed only for loopback "
                 + "addresses, or when the updater's configuration sets allowsInsecureHTTP)"
+        case .noTrustedKeys:
+            summary = "refusing to update from \(where_) without a trusted key: put the public key that "
+                + "`warm-cache keygen` printed in the configuration's trustedKeys (or set allowsUnsignedUpdates "
+                + "to accept bundles anyone who can write to the server could change)"
+        case .unsigned:
+            summary = "signature check: \(where_) is missing, so the bundle is unsigned and refused; sign it when "
+                + "publishing (warm or merge with a signing key, or `warm-cache sign`) and upload statement.json "
+                + "after index.sqlite"
+        case .invalidStatement:
+            summary = "statement check: \(where_) is not a signed statement this app reads; publish the "
+                + "statement.json that warm-cache wrote, unchanged"
+        case .untrustedKey(let keyIDs):
+            summary = "signature check: \(where_) is signed by "
+                + (keyIDs.isEmpty ? "no key" : "key " + keyIDs.joined(separator: ", "))
+                + ", which the app does not trust; sign with one of the app's trusted keys, or ship the new public "
+                + "key in the app first"
+        case .badSignature(let keyID):
+            summary = "signature check: the signature by key \(keyID) does not match \(where_) (it was altered "
+                + "after signing); publish the statement exactly as warm-cache wrote it"
+        case .indexMismatch(let expected, let actual):
+            summary = "index check: \(where_) is not the index the signed statement names (\(actual); the statement "
+                + "says \(expected)); publish the index and the statement of one release, index.sqlite first"
+        case .rollback(let offered, let installed):
+            summary = "rollback check: \(where_) offers version \(offered), older than version \(installed) "
+                + "installed or shipped in the app; publish a newer release (versions only grow)"
+        case .versionReused(let version):
+            summary = "version check: \(where_) offers version \(version) again with a different index; "
+                + "sign every release with a higher version"
+        case .expired(let date):
+            summary = "expiry check: \(where_) expired at \(BundleStatement.timestamp(date)) (a stale statement "
+                + "is being served, or it was not signed again in time); the app keeps its current images: "
+                + "sign the bundle again (`warm-cache sign`) and publish its statement.json"
+        case .tooSlow(let seconds):
+            summary = "\(where_) did not arrive within \(seconds) s although data kept coming (a slow or stalling "
+                + "server); try again later, or raise the updater's limit if the bundle is that large"
         case .httpStatus(let status):
             summary = "\(where_) answered HTTP \(status); check that the whole bundle directory (index.sqlite "
                 + "and objects/) is published at the base URL"

@@ -10,34 +10,51 @@ import Darwin
 #endif
 
 /// Keeps a local bundle directory in step with a bundle published as static files, downloading
-/// only what changed.
+/// only what changed, and installing only what the publisher signed.
 ///
 /// ```swift
 /// let updater = try BundleUpdater(from: URL(string: "https://cdn.example.com/Images.warmcache/")!,
-///                                 into: appSupport.appendingPathComponent("Images.warmcache"))
+///                                 into: appSupport.appendingPathComponent("Images.warmcache"),
+///                                 configuration: .init(trustedKeys: [try BundlePublicKey(base64: "5Zq0…Hc=")],
+///                                                      seedBundles: [shippedBundleURL]))
 /// let result = try await updater.update()      // cancellable: cancel the surrounding Task
 /// if result.outcome == .updated { reopenTheBundle() }
 /// ```
 ///
 /// One update:
-/// 1. revalidates `<base>/index.sqlite` with one conditional GET (`If-None-Match` /
-///    `If-Modified-Since` from the last install); `304` ends it;
-/// 2. otherwise checks the new index like any untrusted file (size limit, SQLite integrity,
-///    application id, format version, every blob name and size);
-/// 3. works out which blobs are not on disk yet (or in a seed bundle such as the one the app
-///    ships) and downloads only those, a few at a time, checking each one's size and SHA-256;
-/// 4. switches `index.sqlite` to the new version with one atomic rename, then deletes the blobs
-///    that neither the new index nor the one it replaced references.
+/// 1. revalidates `<base>/statement.json`, the publisher's signed statement, with one conditional
+///    GET; `304` (or a statement naming the installed index) ends it once its expiry is checked;
+/// 2. otherwise checks the statement: signed by a trusted key, a version not below the one
+///    installed or shipped in the app (a seed bundle's statement counts as shipped), another
+///    index under the same version refused, not expired;
+/// 3. downloads the index it names and checks it is exactly that file (SHA-256 and size), then
+///    like any untrusted file (SQLite integrity, application id, format version, every blob name
+///    and size);
+/// 4. works out which blobs are not on disk yet (or in a seed bundle) and downloads only those, a
+///    few at a time, checking each one's size and SHA-256, into the updater's own folder;
+/// 5. moves them into `objects/`, switches `index.sqlite` to the new version with one atomic
+///    rename, puts the statement beside it, then deletes the blobs that neither the new index nor
+///    the one it replaced references.
 ///
-/// Until step 4 the directory is the previous complete version. An update that fails or is
-/// interrupted (error, cancellation, app killed) leaves it so; the blobs it had verified stay,
-/// so the next update resumes where it stopped. The directory is a plain bundle: open it with
-/// `CacheBundle(contentsOf:)`, or read it over the shipped bundle with `LayeredCacheBundle`.
-/// Blobs of the replaced version are kept until the following update, so a reader opened before
-/// the switch keeps working; open a new reader after an update to see the new version.
+/// Until step 5 the bundle's folder is the previous complete version, with nothing new in it. An
+/// update that is refused or fails (error, cancellation, app killed) leaves it so; blobs verified
+/// before a transient failure stay in the updater's folder, so the next update resumes where it
+/// stopped. The directory is a plain bundle: open it with `CacheBundle(contentsOf:)`, or read it
+/// over the shipped bundle with `LayeredCacheBundle`. Blobs of the replaced version are kept until
+/// the following update, so a reader opened before the switch keeps working; open a new reader
+/// after an update to see the new version.
+///
+/// Without trusted keys the updater refuses to run unless ``Configuration/allowsUnsignedUpdates``
+/// is set; it then revalidates `index.sqlite` itself and installs whatever valid index it gets.
 public final class BundleUpdater: Sendable {
-    /// Tuning and safety limits.
+    /// Trust, tuning and safety limits.
     public struct Configuration: Sendable {
+        /// The public keys whose signed statements are accepted: any one of them may sign a
+        /// release. Trust the next key too, before it is needed, to rotate without an app release.
+        public var trustedKeys: [BundlePublicKey]
+        /// Installs bundles published without a signed statement, from anyone who can write to the
+        /// server or alter its answers. Used only when ``trustedKeys`` is empty; off by default.
+        public var allowsUnsignedUpdates: Bool
         /// Most blob downloads in flight at once.
         public var maximumConcurrentDownloads: Int
         /// Seconds without any data from the server before a request fails (`timedOut`).
@@ -49,17 +66,27 @@ public final class BundleUpdater: Sendable {
         /// altered index).
         public var allowsInsecureHTTP: Bool
         /// Bundles to copy blobs from instead of downloading them, e.g. the bundle shipped in the
-        /// app's resources. Copies are verified like downloads.
+        /// app's resources. Copies are verified like downloads. A seed's signed statement counts
+        /// as installed: a lower version is refused as a rollback.
         public var seedBundles: [URL]
+        /// Seconds an update may take in all. Past it the file in transfer fails (`tooSlow`), so a
+        /// server that sends a byte now and then cannot hold an update open for ever; blobs
+        /// verified until then stay, and the next update resumes. The statement (at most 64 KiB)
+        /// must arrive within ``timeout``.
+        public var maximumUpdateDuration: TimeInterval
 
-        public init(maximumConcurrentDownloads: Int = 6, timeout: TimeInterval = 30,
+        public init(trustedKeys: [BundlePublicKey] = [], allowsUnsignedUpdates: Bool = false,
+                    maximumConcurrentDownloads: Int = 6, timeout: TimeInterval = 30,
                     maximumIndexByteCount: Int = 64 << 20, allowsInsecureHTTP: Bool = false,
-                    seedBundles: [URL] = []) {
+                    seedBundles: [URL] = [], maximumUpdateDuration: TimeInterval = 600) {
+            self.trustedKeys = trustedKeys
+            self.allowsUnsignedUpdates = allowsUnsignedUpdates
             self.maximumConcurrentDownloads = maximumConcurrentDownloads
             self.timeout = timeout
             self.maximumIndexByteCount = maximumIndexByteCount
             self.allowsInsecureHTTP = allowsInsecureHTTP
             self.seedBundles = seedBundles
+            self.maximumUpdateDuration = maximumUpdateDuration
         }
     }
 
@@ -71,18 +98,34 @@ public final class BundleUpdater: Sendable {
 
     /// The updater's private files inside ``directory``.
     static let workDirectoryName = ".update"
+    /// The clock statements' expiry is checked against (tests move it).
+    let now: @Sendable () -> Date
 
-    /// - Throws: ``BundleUpdateError`` (`insecureURL`) for a base URL that is not `https`, or
-    ///   `http` to a loopback host, unless ``Configuration/allowsInsecureHTTP``.
-    public init(from baseURL: URL, into directory: URL, configuration: Configuration = Configuration()) throws {
+    /// - Throws: ``BundleUpdateError``: `insecureURL` for a base URL that is not `https`, or
+    ///   `http` to a loopback host, unless ``Configuration/allowsInsecureHTTP``; `noTrustedKeys`
+    ///   without ``Configuration/trustedKeys`` unless ``Configuration/allowsUnsignedUpdates``.
+    public convenience init(from baseURL: URL, into directory: URL,
+                            configuration: Configuration = Configuration()) throws {
+        try self.init(from: baseURL, into: directory, configuration: configuration, now: { Date() })
+    }
+
+    init(from baseURL: URL, into directory: URL, configuration: Configuration,
+         now: @escaping @Sendable () -> Date) throws {
         let text = baseURL.absoluteString
         self.baseURL = text.hasSuffix("/") ? baseURL : URL(string: text + "/") ?? baseURL
         self.directory = directory.standardizedFileURL
         self.configuration = configuration
+        self.now = now
         guard Self.isAllowed(self.baseURL, insecureAllowed: configuration.allowsInsecureHTTP) else {
             throw BundleUpdateError(.insecureURL, url: baseURL)
         }
+        guard !configuration.trustedKeys.isEmpty || configuration.allowsUnsignedUpdates else {
+            throw BundleUpdateError(.noTrustedKeys, url: self.baseURL)
+        }
     }
+
+    /// Whether updates must be signed: whenever keys are trusted.
+    var requiresSignature: Bool { !configuration.trustedKeys.isEmpty }
 
     /// `https` always; `http` only to loopback or when allowed.
     static func isAllowed(_ url: URL, insecureAllowed: Bool) -> Bool {
@@ -95,11 +138,16 @@ public final class BundleUpdater: Sendable {
     }
 
     var indexURL: URL { baseURL.appendingPathComponent(BundleFormat.indexFileName) }
+    var statementURL: URL { baseURL.appendingPathComponent(BundleFormat.statementFileName) }
     var workURL: URL { directory.appendingPathComponent(Self.workDirectoryName) }
     var incomingURL: URL { workURL.appendingPathComponent("incoming") }
+    /// Blobs downloaded and verified for a release not installed yet (moved into `objects/` when
+    /// it is; kept after a transient failure so the next update resumes).
+    var verifiedURL: URL { workURL.appendingPathComponent("verified") }
     var stateURL: URL { workURL.appendingPathComponent("state.json") }
     var previousIndexURL: URL { workURL.appendingPathComponent("previous.sqlite") }
     var installedIndexURL: URL { directory.appendingPathComponent(BundleFormat.indexFileName) }
+    var installedStatementURL: URL { directory.appendingPathComponent(BundleFormat.statementFileName) }
 
     // MARK: Running
 
@@ -134,6 +182,7 @@ public final class BundleUpdater: Sendable {
     private func prepareDirectories() throws {
         try fileSystem("creating the update directory") {
             try FileManager.default.createDirectory(at: incomingURL, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: verifiedURL, withIntermediateDirectories: true)
         }
     }
 
@@ -143,7 +192,7 @@ public final class BundleUpdater: Sendable {
         } catch let error as BundleUpdateError {
             throw error
         } catch {
-            throw BundleUpdateError(.fileSystem, url: directory, detail: "\(action): \(error.localizedDescription)")
+            throw BundleUpdateError(.fileSystem, url: directory, detail: "\(action): \(PlainReason.of(error))")
         }
     }
 

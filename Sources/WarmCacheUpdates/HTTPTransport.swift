@@ -17,15 +17,36 @@ struct TransferResponse: Sendable {
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
+/// The moment a whole transfer must be done by, however steadily data arrives (the idle timeout
+/// alone lets a server that sends a byte now and then hold a request open for ever).
+struct TransferDeadline: Sendable {
+    var date: Date
+    /// The limit as the message states it.
+    var seconds: Int
+
+    init(in seconds: TimeInterval, from start: Date = Date()) {
+        let seconds = seconds.isNaN ? 0 : min(max(seconds, 0), 1e9)  // an "unlimited" setting is ~31 years
+        date = start.addingTimeInterval(seconds)
+        self.seconds = Int(seconds.rounded(.up))
+    }
+
+    /// The earlier of two deadlines.
+    static func earliest(_ a: TransferDeadline, _ b: TransferDeadline) -> TransferDeadline {
+        a.date <= b.date ? a : b
+    }
+}
+
 /// GETs over one `URLSession` with the rules an updater needs: bodies streamed to a file while
 /// they are hashed, a byte limit enforced as bytes arrive (and up front from `Content-Length`),
-/// redirects followed only within one origin, an idle timeout, and Swift task cancellation.
+/// redirects followed only within one origin, an idle timeout, an optional deadline for the whole
+/// transfer, and Swift task cancellation.
 ///
 /// `URLSession` is Foundation's client: part of the OS on Apple platforms, `FoundationNetworking`
 /// (libcurl) on Linux, so the updater adds no HTTP stack to an app.
 final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
     private let session: URLSession
     private let delegate: TransferDelegate
+    private let queue: OperationQueue
     let timeout: TimeInterval
 
     /// - Parameters:
@@ -39,7 +60,7 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         delegate = TransferDelegate(origin: origin)
-        let queue = OperationQueue()
+        queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
         self.timeout = timeout
@@ -53,9 +74,9 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
     /// GETs `url`. A `200` body goes to `destination` (created or truncated), at most `limit`
     /// bytes; other statuses are returned with their body discarded.
     /// - Throws: ``BundleUpdateError`` (`tooLarge`, `truncated`, `redirectRefused`, `timedOut`,
-    ///   `network`, `fileSystem`) or `CancellationError`.
-    func get(_ url: URL, headers: [String: String] = [:], limit: Int, destination: URL) async throws
-        -> TransferResponse
+    ///   `tooSlow` past `deadline`, `network`, `fileSystem`) or `CancellationError`.
+    func get(_ url: URL, headers: [String: String] = [:], limit: Int, destination: URL,
+             deadline: TransferDeadline? = nil) async throws -> TransferResponse
     {
         try Task.checkCancellation()
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
@@ -64,10 +85,12 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let identifier = task.task.taskIdentifier
+                let timer = deadline.map { expiry(of: identifier, task: task, at: $0) }
                 delegate.register(identifier, Transfer(url: url, limit: limit, destination: destination,
-                                                       continuation: continuation))
+                                                       deadlineTimer: timer, continuation: continuation))
                 guard task.start() else {
                     // Cancelled before it started: a task never resumed reports no completion.
+                    timer?.cancel()
                     delegate.unregister(identifier)?.continuation.resume(throwing: CancellationError())
                     return
                 }
@@ -78,10 +101,25 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
     }
 }
 
+extension HTTPTransport {
+    /// A running timer that fails the transfer `identifier` at `deadline` (on the delegate queue);
+    /// the transfer cancels it when it completes, which releases it at once.
+    private func expiry(of identifier: Int, task: TaskBox, at deadline: TransferDeadline) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now() + max(0, deadline.date.timeIntervalSinceNow))
+        let (delegate, queue) = (delegate, queue)
+        timer.setEventHandler {
+            queue.addOperation { delegate.expire(identifier, task: task, seconds: deadline.seconds) }
+        }
+        timer.resume()
+        return timer
+    }
+}
+
 /// Starts or cancels a data task exactly once whichever comes first, so a cancellation that
 /// arrives before the start is never lost. `URLSessionTask` is not `Sendable` on every
 /// platform; the box carries it into the cancellation handler.
-private final class TaskBox: @unchecked Sendable {
+final class TaskBox: @unchecked Sendable {
     let task: URLSessionDataTask
     private let lock = NSLock()
     private var cancelled = false
@@ -119,11 +157,15 @@ private final class Transfer {
     var hasher = SHA256()
     var failure: Error?
     var refusedRedirect: URL?
+    /// Fails the transfer at its deadline, if it has one (``TransferDeadline``).
+    let deadlineTimer: DispatchSourceTimer?
 
-    init(url: URL, limit: Int, destination: URL, continuation: CheckedContinuation<TransferResponse, Error>) {
+    init(url: URL, limit: Int, destination: URL, deadlineTimer: DispatchSourceTimer?,
+         continuation: CheckedContinuation<TransferResponse, Error>) {
         self.url = url
         self.limit = limit
         self.destination = destination
+        self.deadlineTimer = deadlineTimer
         self.continuation = continuation
     }
 
@@ -152,6 +194,14 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     private func transfer(_ task: URLSessionTask) -> Transfer? {
         lock.withLock { transfers[task.taskIdentifier] }
+    }
+
+    /// Fails a transfer still running at its deadline. Runs on the delegate queue, like every
+    /// callback that touches a ``Transfer``.
+    func expire(_ identifier: Int, task: TaskBox, seconds: Int) {
+        guard let transfer = lock.withLock({ transfers[identifier] }) else { return }
+        transfer.fail(.tooSlow(seconds: seconds), "")
+        task.cancel()
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -225,6 +275,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
+        transfer.deadlineTimer?.cancel()
         try? transfer.file?.close()
         transfer.file = nil
         let received = transfer.response.byteCount

@@ -1,7 +1,7 @@
 /// Where an update is, sent while it runs (see ``BundleUpdater/start()``).
 public struct UpdateProgress: Sendable, Hashable, CustomStringConvertible {
     public enum Phase: String, Sendable, Hashable {
-        /// Revalidating or downloading the index.
+        /// Revalidating and checking the signed statement, downloading and checking the index.
         case checkingIndex
         /// Downloading and verifying the blobs the new index needs.
         case downloadingBlobs

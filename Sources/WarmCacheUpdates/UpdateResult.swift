@@ -3,7 +3,9 @@ import Foundation
 /// What an update did.
 public struct UpdateResult: Sendable, Hashable, Codable {
     public enum Outcome: String, Sendable, Hashable, Codable {
-        /// The server confirmed the installed index is current (one conditional request).
+        /// The installed index is current: the server answered `304` to the one conditional
+        /// request, or its statement names the installed index (a statement signed again, e.g. to
+        /// extend its expiry, is installed without downloading anything else).
         case upToDate
         /// A new version was downloaded, verified and switched to.
         case updated
@@ -14,6 +16,13 @@ public struct UpdateResult: Sendable, Hashable, Codable {
     public var bundleURL: URL
     /// HTTP requests made, the conditional one included.
     public var requests: Int
+    /// The installed release's signed version, when it expires and the id of the key that signed
+    /// it; `nil` for an unsigned update (``BundleUpdater/Configuration/allowsUnsignedUpdates``).
+    public var version: Int?
+    public var expiresAt: Date?
+    public var keyID: String?
+    /// Bytes of the statement downloaded (0 when the server answered `304`).
+    public var statementBytes: Int = 0
     /// Bytes of the index downloaded (0 when up to date).
     public var indexBytes: Int
     /// Blobs downloaded and verified, and their bytes.
@@ -28,6 +37,6 @@ public struct UpdateResult: Sendable, Hashable, Codable {
     /// Superseded blobs deleted after the switch.
     public var blobsRemoved: Int
 
-    /// Everything transferred: index plus blobs.
-    public var bytesDownloaded: Int { indexBytes + blobBytesDownloaded }
+    /// Everything transferred: statement, index and blobs.
+    public var bytesDownloaded: Int { statementBytes + indexBytes + blobBytesDownloaded }
 }

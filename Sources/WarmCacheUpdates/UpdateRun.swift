@@ -9,58 +9,238 @@ import Musl
 import Darwin
 #endif
 
-/// The steps of one update, in order (see ``BundleUpdater``): revalidate the index, check it,
-/// fetch the missing blobs, install.
+/// The steps of one update, in order (see ``BundleUpdater``): revalidate and check the signed
+/// statement (or, unsigned, the index), fetch and check the index, fetch the missing blobs,
+/// install.
 struct UpdateRun {
     let updater: BundleUpdater
     let transport: HTTPTransport
     let progress: AsyncStream<UpdateProgress>.Continuation?
     private var requests = 0
+    private var statementBytes = 0
+    /// The end of the time the whole update may take.
+    private let deadline: TransferDeadline
 
     init(updater: BundleUpdater, transport: HTTPTransport, progress: AsyncStream<UpdateProgress>.Continuation?) {
         self.updater = updater
         self.transport = transport
         self.progress = progress
+        deadline = TransferDeadline(in: updater.configuration.maximumUpdateDuration)
     }
 
     mutating func run() async throws -> UpdateResult {
         progress?.yield(UpdateProgress(phase: .checkingIndex))
         removeLeftovers()
+        do {
+            return try await updater.requiresSignature ? runSigned() : runUnsigned()
+        } catch {
+            // Nothing of a refused or failed update stays; blobs verified before a transient
+            // failure (or a cancellation) wait in the updater's folder for the next update.
+            removeLeftovers()
+            if !Self.isResumable(error) { removeVerifiedBlobs() }
+            throw error
+        }
+    }
+
+    static func isResumable(_ error: Error) -> Bool {
+        if error is CancellationError { return true }
+        return (error as? BundleUpdateError)?.isTransient ?? false
+    }
+
+    // MARK: Signed
+
+    private mutating func runSigned() async throws -> UpdateResult {
+        let keys = updater.configuration.trustedKeys
+        let state = UpdateState.read(from: updater.stateURL)
+        let installed = Self.statement(at: updater.installedStatementURL)
+        let installedIndex = installedIndexDigest(state)
+        let shipped = updater.configuration.seedBundles.compactMap {
+            Self.statement(at: $0.appendingPathComponent(BundleFormat.statementFileName))
+        }
+        // The installed statement is revalidated only while a trusted key still vouches for it
+        // (a retired key's statement is fetched again) and it describes the index on disk.
+        let revalidated = installed.flatMap { try? SignedStatement.verify($0.data, trustedKeys: keys) }
+        var conditional: [String: String] = [:]
+        if let state, let revalidated, state.revalidatedURL == updater.statementURL.absoluteString,
+           revalidated.statement.index == installedIndex {
+            conditional = state.conditionalHeaders
+        }
+
+        // 1. One conditional request, for the statement.
+        let incomingStatement = updater.incomingURL.appendingPathComponent(BundleFormat.statementFileName)
+        requests += 1
+        let response: TransferResponse
+        do {
+            response = try await transport.get(
+                updater.statementURL, headers: conditional, limit: BundleStatement.maximumByteCount,
+                destination: incomingStatement,
+                deadline: .earliest(TransferDeadline(in: updater.configuration.timeout), deadline))
+        } catch let error as BundleUpdateError {
+            if case .tooLarge = error.kind {
+                throw BundleUpdateError(.invalidStatement, url: updater.statementURL,
+                                        detail: "more than \(BundleStatement.maximumByteCount) bytes; a statement is about 500")
+            }
+            throw error
+        }
+        let offered: SignedStatement
+        var validators = (etag: state?.etag, lastModified: state?.lastModified)
+        switch response.status {
+        case 304 where !conditional.isEmpty:
+            offered = revalidated!
+        case 200:
+            statementBytes = response.byteCount
+            let data = try updater.fileSystem("reading the downloaded statement") { try Data(contentsOf: incomingStatement) }
+            do {
+                offered = try SignedStatement.verify(data, trustedKeys: keys)
+            } catch {
+                throw Self.refusal(error, url: updater.statementURL)
+            }
+            validators = UpdateState.trustworthyValidators(of: response)
+        case 404, 410:
+            throw BundleUpdateError(.unsigned, url: updater.statementURL)
+        default:
+            throw BundleUpdateError(.httpStatus(response.status), url: updater.statementURL)
+        }
+
+        // 2. Order and freshness.
+        try checkOrder(offered.statement, installed: installed?.statement, shipped: shipped.map(\.statement))
+        if offered.statement.isExpired(at: updater.now()) {
+            throw BundleUpdateError(.expired(at: offered.statement.expiresAt), url: updater.statementURL)
+        }
+        var newState = UpdateState(
+            indexURL: updater.indexURL.absoluteString, validatedURL: updater.statementURL.absoluteString,
+            etag: validators.etag, lastModified: validators.lastModified,
+            indexByteCount: offered.statement.index.byteCount, indexSHA256: offered.statement.index.sha256,
+            installedAt: Date())
+
+        // Nothing changed when the statement names the installed index, whatever the server's
+        // validators said. A statement signed again (a later expiry) replaces the installed one.
+        if let installedIndex, installedIndex == offered.statement.index {
+            newState.installedAt = state?.installedAt ?? newState.installedAt
+            try updater.fileSystem("installing the statement") {
+                if offered.data != installed?.data {
+                    try BundleUpdater.atomicReplace(updater.installedStatementURL, with: incomingStatement)
+                }
+                if newState != state { try newState.write(to: updater.stateURL) }
+            }
+            return result(.upToDate, indexBytes: 0, statement: offered)
+        }
+
+        // 3. The index the statement names, and nothing else.
+        let expected = offered.statement.index
+        guard expected.byteCount <= updater.configuration.maximumIndexByteCount else {
+            throw BundleUpdateError(.tooLarge(limit: updater.configuration.maximumIndexByteCount), url: updater.indexURL,
+                                    detail: "the signed statement says \(expected.byteCount) bytes")
+        }
+        let incomingIndex = updater.incomingURL.appendingPathComponent(BundleFormat.indexFileName)
+        requests += 1
+        let indexResponse: TransferResponse
+        do {
+            indexResponse = try await transport.get(updater.indexURL, limit: expected.byteCount,
+                                                    destination: incomingIndex, deadline: deadline)
+        } catch let error as BundleUpdateError {
+            if case .tooLarge = error.kind {
+                throw BundleUpdateError(.indexMismatch(expected: expected.description,
+                                                       actual: "more than \(expected.byteCount) bytes"),
+                                        url: updater.indexURL)
+            }
+            throw error
+        }
+        guard indexResponse.status == 200, let sha256 = indexResponse.sha256 else {
+            throw BundleUpdateError(.httpStatus(indexResponse.status), url: updater.indexURL)
+        }
+        let received = IndexDigest(sha256: sha256, byteCount: indexResponse.byteCount)
+        guard received == expected else {
+            throw BundleUpdateError(.indexMismatch(expected: expected.description, actual: received.description),
+                                    url: updater.indexURL)
+        }
+        return try await install(incomingIndex, indexBytes: indexResponse.byteCount,
+                                 statement: (offered, incomingStatement), state: newState)
+    }
+
+    /// A shipped or installed statement, read without checking its signature: its version only
+    /// ever makes the updater stricter.
+    private static func statement(at url: URL) -> SignedStatement? {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
+        return try? SignedStatement.readUnverified(data)
+    }
+
+    /// The digest of the index on disk as the last install recorded it (while the file still has
+    /// that size).
+    private func installedIndexDigest(_ state: UpdateState?) -> IndexDigest? {
+        guard let state, ObjectStore.fileSize(updater.installedIndexURL) == state.indexByteCount else { return nil }
+        return state.index
+    }
+
+    /// Refuses a version below the installed or shipped one, and another index under one of theirs.
+    private func checkOrder(_ offered: BundleStatement, installed: BundleStatement?, shipped: [BundleStatement]) throws {
+        let known = [installed].compactMap { $0 } + shipped
+        if let newest = known.map(\.version).max(), offered.version < newest {
+            throw BundleUpdateError(.rollback(offered: offered.version, installed: newest), url: updater.statementURL)
+        }
+        if known.contains(where: { $0.version == offered.version && $0.index != offered.index }) {
+            throw BundleUpdateError(.versionReused(version: offered.version), url: updater.statementURL)
+        }
+    }
+
+    /// The updater's error for a statement that did not verify.
+    private static func refusal(_ error: StatementError, url: URL) -> BundleUpdateError {
+        switch error.kind {
+        case .malformed, .newerFormat: return BundleUpdateError(.invalidStatement, url: url, detail: error.description)
+        case .untrustedKey(let keyIDs): return BundleUpdateError(.untrustedKey(keyIDs: keyIDs), url: url)
+        case .badSignature(let keyID): return BundleUpdateError(.badSignature(keyID: keyID), url: url)
+        }
+    }
+
+    // MARK: Unsigned
+
+    /// Revalidates the index itself (``BundleUpdater/Configuration/allowsUnsignedUpdates``).
+    private mutating func runUnsigned() async throws -> UpdateResult {
         let state = UpdateState.read(from: updater.stateURL)
         let installedSize = ObjectStore.fileSize(updater.installedIndexURL)
         let conditional = state.flatMap { state in
-            state.indexURL == updater.indexURL.absoluteString && installedSize == state.indexByteCount ? state : nil
+            state.revalidatedURL == updater.indexURL.absoluteString && installedSize == state.indexByteCount
+                ? state : nil
         }
-
-        // 1. One conditional request.
         let incomingIndex = updater.incomingURL.appendingPathComponent(BundleFormat.indexFileName)
         requests += 1
-        let response = try await transport.get(updater.indexURL, headers: conditional?.conditionalHeaders ?? [:],
+        let headers = conditional?.conditionalHeaders ?? [:]
+        let response = try await transport.get(updater.indexURL, headers: headers,
                                                limit: updater.configuration.maximumIndexByteCount,
-                                               destination: incomingIndex)
-        if response.status == 304, conditional != nil {
-            return result(.upToDate, indexBytes: 0)
+                                               destination: incomingIndex, deadline: deadline)
+        if response.status == 304, !headers.isEmpty {
+            return result(.upToDate, indexBytes: 0, statement: nil)
         }
         guard response.status == 200, let indexSHA256 = response.sha256 else {
             throw BundleUpdateError(.httpStatus(response.status), url: updater.indexURL)
         }
-        let newState = UpdateState(indexURL: updater.indexURL.absoluteString, etag: response.header("ETag"),
-                                   lastModified: response.header("Last-Modified"),
-                                   indexByteCount: response.byteCount, indexSHA256: indexSHA256, installedAt: Date())
+        let validators = UpdateState.trustworthyValidators(of: response)
+        let newState = UpdateState(indexURL: updater.indexURL.absoluteString,
+                                   validatedURL: updater.indexURL.absoluteString, etag: validators.etag,
+                                   lastModified: validators.lastModified, indexByteCount: response.byteCount,
+                                   indexSHA256: indexSHA256, installedAt: Date())
         if let state, state.indexSHA256 == indexSHA256, installedSize == response.byteCount {
-            // Same bytes under new validators (e.g. re-uploaded): nothing to install.
+            // The same bytes (re-uploaded, or validators not trusted): nothing to install.
             try updater.fileSystem("saving the update state") { try newState.write(to: updater.stateURL) }
-            return result(.upToDate, indexBytes: response.byteCount)
+            return result(.upToDate, indexBytes: response.byteCount, statement: nil)
         }
+        return try await install(incomingIndex, indexBytes: response.byteCount, statement: nil, state: newState)
+    }
 
+    // MARK: Index
+
+    /// Checks the index, fetches what it lacks, installs it (and its statement) and collects garbage.
+    private mutating func install(_ incomingIndex: URL, indexBytes: Int, statement: (SignedStatement, URL)?,
+                                  state: UpdateState) async throws -> UpdateResult {
         // 2. Check the index like any untrusted file.
         let blobs = try checkIndex(at: incomingIndex)
 
-        // 3. Blobs: reuse what is on disk or in a seed bundle, download the rest.
+        // 3. Blobs: reuse what is on disk, verified earlier or in a seed bundle; download the rest.
         var missing: [BlobReference] = []
         var reused = 0
         for blob in blobs {
-            if ObjectStore.fileSize(updater.directory.appendingPathComponent(blob.relativePath)) == blob.byteCount {
+            if ObjectStore.fileSize(updater.directory.appendingPathComponent(blob.relativePath)) == blob.byteCount
+                || ObjectStore.fileSize(verifiedURL(of: blob)) == blob.byteCount {
                 reused += 1
             } else if try copyFromSeed(blob) {
                 reused += 1
@@ -74,9 +254,9 @@ struct UpdateRun {
         // 4. Switch, then collect garbage.
         progress?.yield(UpdateProgress(phase: .installing, filesDone: missing.count, filesTotal: missing.count,
                                        bytesDone: downloadedBytes, bytesTotal: downloadedBytes))
-        try install(incomingIndex, state: newState)
+        try installRelease(incomingIndex, statement: statement?.1, blobs: blobs, state: state)
         let removed = collectGarbage(keeping: blobs)
-        var summary = result(.updated, indexBytes: response.byteCount)
+        var summary = result(.updated, indexBytes: indexBytes, statement: statement?.0)
         summary.blobsDownloaded = missing.count
         summary.blobBytesDownloaded = downloadedBytes
         summary.blobsReused = reused
@@ -86,13 +266,13 @@ struct UpdateRun {
         return summary
     }
 
-    private func result(_ outcome: UpdateResult.Outcome, indexBytes: Int) -> UpdateResult {
-        UpdateResult(outcome: outcome, bundleURL: updater.directory, requests: requests, indexBytes: indexBytes,
+    private func result(_ outcome: UpdateResult.Outcome, indexBytes: Int, statement: SignedStatement?) -> UpdateResult {
+        UpdateResult(outcome: outcome, bundleURL: updater.directory, requests: requests,
+                     version: statement?.statement.version, expiresAt: statement?.statement.expiresAt,
+                     keyID: statement?.verifiedBy, statementBytes: statementBytes, indexBytes: indexBytes,
                      blobsDownloaded: 0, blobBytesDownloaded: 0, blobsReused: 0, blobsReferenced: 0,
                      blobBytesReferenced: 0, blobsRemoved: 0)
     }
-
-    // MARK: Index
 
     /// Opens the downloaded index read-only and applies every check; returns the blobs it needs.
     private func checkIndex(at index: URL) throws -> [BlobReference] {
@@ -132,6 +312,11 @@ struct UpdateRun {
 
     // MARK: Blobs
 
+    /// Where a blob waits, verified, until its release is installed.
+    private func verifiedURL(of blob: BlobReference) -> URL {
+        updater.verifiedURL.appendingPathComponent(blob.fileName)
+    }
+
     /// Copies a blob from the first seed bundle that has it with the right size and hash.
     private func copyFromSeed(_ blob: BlobReference) throws -> Bool {
         for seed in updater.configuration.seedBundles {
@@ -142,7 +327,7 @@ struct UpdateRun {
             let staged = updater.incomingURL.appendingPathComponent("\(blob.sha256).seed")
             try updater.fileSystem("copying \(blob.relativePath) from \(seed.path)") {
                 try data.write(to: staged)
-                try place(staged, as: blob)
+                try BundleUpdater.atomicReplace(verifiedURL(of: blob), with: staged)
             }
             return true
         }
@@ -174,14 +359,15 @@ struct UpdateRun {
         }
     }
 
-    /// Downloads one blob to a staging file, verifies size and hash, and moves it into `objects/`.
+    /// Downloads one blob to a partial file, verifies size and hash, and moves it among the
+    /// verified blobs.
     private func fetch(_ blob: BlobReference) async throws -> Int {
         let url = updater.baseURL.appendingPathComponent(blob.relativePath)
         let staged = updater.incomingURL.appendingPathComponent("\(blob.sha256).part")
         defer { try? FileManager.default.removeItem(at: staged) }
         let response: TransferResponse
         do {
-            response = try await transport.get(url, limit: blob.byteCount, destination: staged)
+            response = try await transport.get(url, limit: blob.byteCount, destination: staged, deadline: deadline)
         } catch let error as BundleUpdateError {
             if case .tooLarge = error.kind {
                 throw BundleUpdateError(.sizeMismatch(expected: blob.byteCount, actual: blob.byteCount + 1), url: url,
@@ -198,35 +384,45 @@ struct UpdateRun {
         guard let sha256 = response.sha256, sha256 == blob.sha256 else {
             throw BundleUpdateError(.hashMismatch(expected: blob.sha256, actual: response.sha256 ?? "none"), url: url)
         }
-        try updater.fileSystem("storing \(blob.relativePath)") { try place(staged, as: blob) }
+        try updater.fileSystem("storing \(blob.relativePath)") {
+            try BundleUpdater.atomicReplace(verifiedURL(of: blob), with: staged)
+        }
         return response.byteCount
-    }
-
-    /// Moves a verified staging file to its place in `objects/`. Content addressing makes this
-    /// safe before the switch: readers of the installed index never look at a blob it does not list.
-    private func place(_ staged: URL, as blob: BlobReference) throws {
-        let destination = updater.directory.appendingPathComponent(blob.relativePath)
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
-                                                withIntermediateDirectories: true)
-        try BundleUpdater.atomicReplace(destination, with: staged)
     }
 
     // MARK: Install
 
-    /// Flushes the new index, keeps a link to the one it replaces (whose blobs stay until the next
-    /// update), renames the new one into place and records its validators.
-    private func install(_ incomingIndex: URL, state: UpdateState) throws {
+    /// Moves the release's verified blobs into `objects/` (invisible to readers of the installed
+    /// index, which never look at a blob it does not list), flushes the new index, keeps a link to
+    /// the one it replaces (whose blobs stay until the next update), renames the new one into
+    /// place, puts its statement beside it (an unsigned install removes a stale one) and records
+    /// its validators.
+    private func installRelease(_ incomingIndex: URL, statement: URL?, blobs: [BlobReference],
+                                state: UpdateState) throws {
         try updater.fileSystem("installing the new index") {
+            let fileManager = FileManager.default
+            for blob in blobs where fileManager.fileExists(atPath: verifiedURL(of: blob).path) {
+                let destination = updater.directory.appendingPathComponent(blob.relativePath)
+                try fileManager.createDirectory(at: destination.deletingLastPathComponent(),
+                                                withIntermediateDirectories: true)
+                try BundleUpdater.atomicReplace(destination, with: verifiedURL(of: blob))
+            }
             let handle = try FileHandle(forUpdating: incomingIndex)
             try handle.synchronize()
             try handle.close()
-            try? FileManager.default.removeItem(at: updater.previousIndexURL)
-            if FileManager.default.fileExists(atPath: updater.installedIndexURL.path) {
-                try FileManager.default.linkItem(at: updater.installedIndexURL, to: updater.previousIndexURL)
+            try? fileManager.removeItem(at: updater.previousIndexURL)
+            if fileManager.fileExists(atPath: updater.installedIndexURL.path) {
+                try fileManager.linkItem(at: updater.installedIndexURL, to: updater.previousIndexURL)
             }
             try BundleUpdater.atomicReplace(updater.installedIndexURL, with: incomingIndex)
+            if let statement {
+                try BundleUpdater.atomicReplace(updater.installedStatementURL, with: statement)
+            } else if fileManager.fileExists(atPath: updater.installedStatementURL.path) {
+                try fileManager.removeItem(at: updater.installedStatementURL)
+            }
             try state.write(to: updater.stateURL)
         }
+        removeVerifiedBlobs()
     }
 
     /// Deletes blobs in `objects/` that neither the new index nor the replaced one references.
@@ -239,11 +435,20 @@ struct UpdateRun {
         return ObjectStore.removeUnreferenced(in: updater.directory) { keep.contains($0) }
     }
 
-    /// Partial files of an interrupted update (verified blobs are already in `objects/`).
+    /// Partial files and the downloaded statement or index of an earlier or failed update.
     private func removeLeftovers() {
+        Self.empty(updater.incomingURL)
+    }
+
+    /// Blobs verified for a release that was refused, or installed (those of other releases).
+    private func removeVerifiedBlobs() {
+        Self.empty(updater.verifiedURL)
+    }
+
+    private static func empty(_ folder: URL) {
         let fileManager = FileManager.default
-        for name in (try? fileManager.contentsOfDirectory(atPath: updater.incomingURL.path)) ?? [] {
-            try? fileManager.removeItem(at: updater.incomingURL.appendingPathComponent(name))
+        for name in (try? fileManager.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            try? fileManager.removeItem(at: folder.appendingPathComponent(name))
         }
     }
 }

@@ -6,7 +6,7 @@ import WarmCacheBuilder
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries.",
+        abstract: "Show what a bundle holds: counts, bytes by format, variant and preset, largest entries, who signed it.",
         discussion: """
             With --list: every source with its variants (key, pixel size, format, bytes); add --json \
             for JSON. With --html FILE, also write a contact sheet: one page that shows every source \
@@ -39,7 +39,8 @@ struct InspectCommand: ParsableCommand {
             try ContactSheetOutput.write(ContactSheet(bundleURL: URL(fileURLWithPath: bundle)), to: html,
                                          quiet: json)
         }
-        let inspector = BundleInspector(bundleURL: URL(fileURLWithPath: bundle))
+        let bundleURL = URL(fileURLWithPath: bundle)
+        let inspector = BundleInspector(bundleURL: bundleURL)
         if list {
             try printListing(inspector)
             return
@@ -52,11 +53,12 @@ struct InspectCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if json {
-            try Console.json(report)
+            try Console.json(InspectionJSON(report: report, statement: try? StatementCheck.summary(of: bundleURL)?.get()))
             return
         }
         Console.line("\(report.path)")
         Console.line("  format \(report.formatVersion), written by \(report.generator)")
+        Console.line("  \(StatementCheck.inspectLine(for: bundleURL))")
         Console.line("  \(report.sources) sources (\(Console.bytes(report.sourceBytes)) of originals), "
             + "\(report.variants) variants in \(report.blobs) files (\(Console.bytes(report.blobBytes)): what the app ships), "
             + "\(report.placeholders) placeholders")

@@ -30,6 +30,8 @@ struct MergeCommand: ParsableCommand {
     @Flag(help: "Merge the shards given even if some shards of the matrix are missing.")
     var allowMissingShards = false
 
+    @OptionGroup var signing: SigningOptions
+
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
@@ -68,5 +70,6 @@ struct MergeCommand: ParsableCommand {
                 + "\(summary.sources) sources, \(summary.variants) variants, \(summary.blobs) blobs "
                 + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")
         }
+        try signing.signWrittenBundle(outputURL, partial: false, quiet: logging.quiet)
     }
 }

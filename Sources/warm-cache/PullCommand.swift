@@ -9,11 +9,15 @@ struct PullCommand: AsyncParsableCommand {
         commandName: "pull",
         abstract: "Bring a local bundle up to date with one published as static files, downloading only what changed.",
         discussion: """
-            Revalidates BASE_URL/index.sqlite with one conditional request; when it changed, checks the new \
-            index, downloads the blobs DIR lacks (verifying size and SHA-256), and switches DIR to the new \
-            version atomically. DIR keeps its previous complete version on any failure; run again to resume.
+            Revalidates BASE_URL/statement.json, the publisher's signed statement, with one conditional \
+            request; when it names another index, checks it (signed by a --public-key, a version not below \
+            DIR's or a --seed's, not expired), downloads that index and checks it is the one signed, \
+            downloads the blobs DIR lacks (verifying size and SHA-256), and switches DIR to the new version \
+            atomically. DIR keeps its previous complete version on any failure; run again to resume.
             Exit codes: 0 updated or already up to date; 5 the update source failed or served something \
-            invalid (DIR unchanged); 75 another update of DIR is running; 1 other errors.
+            invalid; 6 the update was refused by a signature, index, rollback, version or expiry check \
+            (the message names it); 75 another update of DIR is running; 1 other errors. DIR is unchanged \
+            whenever the exit code is not 0.
             """)
 
     @Argument(help: "The published bundle directory's URL (https; http only for loopback unless --allow-http).")
@@ -21,6 +25,12 @@ struct PullCommand: AsyncParsableCommand {
 
     @Argument(help: "The local bundle directory to create or update.", completion: .directory)
     var directory: String
+
+    @OptionGroup var keys: PublicKeyOptions
+
+    @Flag(name: .customLong("insecure-unsigned"),
+          help: "Install bundles without a signed statement (anyone who can change the server's files can change DIR).")
+    var insecureUnsigned = false
 
     @Flag(help: "Allow plain http to hosts other than loopback.")
     var allowHTTP = false
@@ -41,11 +51,19 @@ struct PullCommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
+    func validate() throws {
+        if keys.publicKeys.isEmpty, !insecureUnsigned {
+            throw ValidationError("give the publisher's public key with --public-key KEY (the line `warm-cache keygen` "
+                + "printed), or --insecure-unsigned to accept unsigned bundles")
+        }
+    }
+
     func run() async throws {
         guard let base = URL(string: baseURL), base.scheme != nil else {
             throw ValidationError("BASE_URL must be an absolute URL, e.g. https://cdn.example.com/Images.warmcache/")
         }
         let configuration = BundleUpdater.Configuration(
+            trustedKeys: try keys.parsed(), allowsUnsignedUpdates: insecureUnsigned,
             maximumConcurrentDownloads: concurrency, timeout: timeout, maximumIndexByteCount: maxIndexMiB << 20,
             allowsInsecureHTTP: allowHTTP, seedBundles: seeds.map { URL(fileURLWithPath: $0) })
         let result: UpdateResult
@@ -58,6 +76,8 @@ struct PullCommand: AsyncParsableCommand {
             switch error.kind {
             case .busy: throw ExitCodes.locked
             case .fileSystem: throw ExitCode.failure
+            case .unsigned, .invalidStatement, .untrustedKey, .badSignature, .indexMismatch, .rollback,
+                 .versionReused, .expired: throw ExitCodes.updateRefused
             default: throw ExitCodes.updateSourceFailed
             }
         }
@@ -65,12 +85,18 @@ struct PullCommand: AsyncParsableCommand {
             try Console.json(result)
             return
         }
+        // "version 8 (expires …, key …)", or "an unsigned version".
+        let release = result.version.map { version in
+            "version \(version) (expires " + (result.expiresAt.map(BundleStatement.timestamp) ?? "?")
+                + (result.keyID.map { ", key \($0)" } ?? "") + ")"
+        } ?? "an unsigned version"
         switch result.outcome {
         case .upToDate:
-            Console.line("up to date: \(result.bundleURL.path) (\(result.requests) request"
-                + (result.indexBytes > 0 ? ", index re-sent unchanged)" : ", nothing downloaded)"))
+            Console.line("up to date: \(result.bundleURL.path) at \(release); \(result.requests) request"
+                + (result.indexBytes > 0 ? ", index re-sent unchanged" : result.statementBytes > 0
+                    ? ", statement \(Console.bytes(result.statementBytes))" : ", nothing downloaded"))
         case .updated:
-            Console.line("updated \(result.bundleURL.path): index \(Console.bytes(result.indexBytes)), "
+            Console.line("updated \(result.bundleURL.path) to \(release): index \(Console.bytes(result.indexBytes)), "
                 + "\(result.blobsDownloaded) blobs \(Console.bytes(result.blobBytesDownloaded)) downloaded, "
                 + "\(result.blobsReused) already present, \(result.blobsRemoved) superseded removed; "
                 + "\(Console.bytes(result.bytesDownloaded)) in \(result.requests) requests")

@@ -2,18 +2,26 @@ import ArgumentParser
 import Foundation
 import WarmCache
 import WarmCacheBuilder
+import WarmCacheUpdates
 
 /// `warm-cache verify Images.warmcache`: re-hashes every blob and checks the index.
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Re-hash every blob and check the index; exit 2 on any problem.")
+        abstract: "Re-hash every blob and check the index and its signed statement; exit 2 on any problem.",
+        discussion: """
+            With --public-key, the bundle must carry a statement signed by that key (repeatable: any one of \
+            them). Without it the signature is not checked. Either way a statement that names another index \
+            or has expired is a problem: apps would refuse the bundle.
+            """)
 
     @Argument(help: "The bundle directory (…/Name.warmcache).", completion: .directory)
     var bundle: String
 
     @Flag(help: "Print the result as JSON.")
     var json = false
+
+    @OptionGroup var keys: PublicKeyOptions
 
     func run() throws {
         let bundleURL = URL(fileURLWithPath: bundle)
@@ -30,6 +38,7 @@ struct VerifyCommand: ParsableCommand {
             try Console.failure("\(error)", json: json)
             throw ExitCode.failure
         }
+        report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed()))
         if json {
             try Console.json(report)
         } else {

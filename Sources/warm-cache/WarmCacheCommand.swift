@@ -11,19 +11,22 @@ struct WarmCacheCommand: AsyncParsableCommand {
         discussion: """
             Exit codes:
               0   success
-              1   error (manifest or bundle missing or unreadable, file system, libvips missing, …)
+              1   error (manifest, bundle or signing key missing or unreadable, file system, libvips missing, …)
               2   verify found problems; lookup found no image
               3   some sources failed; the bundle holds the others
               4   nothing written (every source failed, or --strict and one failed)
               5   pull: the update source failed or served something invalid (the local bundle is unchanged)
-              6   warm: the bundle would exceed its budget (nothing published; the largest contributors are named)
+              6   pull: the update was refused by a signature, index, rollback, version or expiry check
+                  (the message names it; the local bundle is unchanged)
+              7   warm: the bundle would exceed its budget (nothing published; the largest contributors are named)
               64  bad command line
               65  invalid manifest (every problem is listed with file:line:column)
               75  another run holds the output's lock (pull: another update of the directory is running)
             """,
         version: WarmCacheVersionText.text,
         subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
-                      VerifyCommand.self, LookupCommand.self, PullCommand.self, ImagingWorkerCommand.self],
+                      VerifyCommand.self, LookupCommand.self, PullCommand.self, KeygenCommand.self,
+                      SignCommand.self, ImagingWorkerCommand.self],
         defaultSubcommand: WarmCommand.self)
 
     /// Parses and runs the command, after catching a misspelt subcommand: with `warm` as the

@@ -36,7 +36,7 @@ struct WarmCommand: AsyncParsableCommand {
     @Flag(help: "Write nothing if any source fails.")
     var strict = false
 
-    @Option(help: ArgumentHelp("Publish nothing (exit 6) if the bundle's files would take more than this.",
+    @Option(help: ArgumentHelp("Publish nothing (exit 7) if the bundle's files would take more than this.",
                                discussion: "Overrides the manifest's 'budget'.", valueName: "size: 25MB, 512KB"))
     var budget: String?
 
@@ -57,6 +57,8 @@ struct WarmCommand: AsyncParsableCommand {
     var inProcess = false
 
     @OptionGroup var shard: ShardOption
+
+    @OptionGroup var signing: SigningOptions
 
     @OptionGroup var logging: LoggingOptions
 
@@ -130,6 +132,7 @@ struct WarmCommand: AsyncParsableCommand {
         if !logging.quiet {
             printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
+        try signing.signWrittenBundle(plan.output, partial: shard != nil, quiet: logging.quiet)
         try writeContactSheet(result, bundle: plan.output)
         printFailures(result)
         if result.status != .ok {

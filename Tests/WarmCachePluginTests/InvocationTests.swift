@@ -130,6 +130,17 @@ struct TargetTests {
         #expect(problem(["verify", "x.warmcache", "--target", "App"])?.contains("leave the bundle argument out") == true)
     }
 
+    @Test("sign defaults to the manifest's bundle too; merge, pull and keygen pass through")
+    func signingAndPassThrough() throws {
+        #expect(try arguments(["sign", "--key", "k.key", "--version", "7"])
+            == ["sign", "Build/Photos.warmcache", "--key", "k.key", "--version", "7"])
+        #expect(try arguments(["sign", "--target", "App"]) == ["sign", "Sources/App/Resources/Photos.warmcache"])
+        #expect(try arguments(["pull", "https://cdn.test/B.warmcache/", "B.warmcache", "--public-key", "k"])
+            == ["pull", "https://cdn.test/B.warmcache/", "B.warmcache", "--public-key", "k"])
+        #expect(try arguments(["merge", "-o", "M.warmcache", "p1.warmcache"]) == ["merge", "-o", "M.warmcache", "p1.warmcache"])
+        #expect(try arguments(["keygen", "k.key"]) == ["keygen", "k.key"])
+    }
+
     @Test("a bundle given is passed through")
     func bundleGiven() throws {
         #expect(try arguments(["verify", "/abs/B.warmcache"], [:]) == ["verify", "/abs/B.warmcache"])
@@ -178,8 +189,9 @@ struct ExitMeaningTests {
         #expect(ExitMeaning.message(status: 2, subcommand: "verify").contains("verify found problems"))
         #expect(ExitMeaning.message(status: 65, subcommand: "warm").contains("invalid manifest"))
         #expect(ExitMeaning.message(status: 75, subcommand: "warm").contains("lock"))
+        #expect(ExitMeaning.message(status: 6, subcommand: "pull").contains("refused by a signed-update check"))
         #expect(ExitMeaning.message(status: 9, subcommand: "warm") == "warm-cache exited with status 9")
-        let documented: [Int32] = [1, 2, 3, 4, 64, 65, 75]
+        let documented: [Int32] = [1, 2, 3, 4, 5, 6, 64, 65, 75]
         #expect(Set(documented.map { ExitMeaning.message(status: $0, subcommand: "warm") }).count == documented.count)
     }
 }

@@ -83,10 +83,27 @@ final class FixtureHTTPHandler: ChannelInboundHandler {
         guard active else { return }
         var headers = HTTPHeaders(plan.headers.map { ($0.name, $0.value) })
         if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        // As every origin server with a clock does (RFC 9110 §6.6.1).
+        if !headers.contains(name: "Date") { headers.add(name: "Date", value: HTTPDateFormat.string(from: state.now())) }
         let status = HTTPResponseStatus(statusCode: plan.status)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if plan.endless {
+            sendEndlessBody(plan, context: context)
+            return
+        }
         let sendable = plan.truncateAfter.map { min($0, plan.body.count) } ?? plan.body.count
         sendBody(plan, from: 0, upTo: sendable, keepAlive: keepAlive, context: context)
+    }
+
+    /// Writes the body again each time the previous write has gone, until the channel closes.
+    private func sendEndlessBody(_ plan: ResponsePlan, context: ChannelHandlerContext) {
+        guard active else { return }
+        let buffer = context.channel.allocator.buffer(bytes: plan.body)
+        state.bodySent(plan.body.count)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer)))).assumeIsolated().whenComplete { result in
+            guard case .success = result else { return }
+            self.sendEndlessBody(plan, context: context)
+        }
     }
 
     /// Writes `body[offset..<end]`, all at once or one trickle chunk per scheduled step.

@@ -45,6 +45,9 @@ public indirect enum FixtureRoute: Sendable {
     case truncated(afterBytes: Int, FixtureRoute)
     /// Sends the body with chunked transfer encoding instead of a `Content-Length`.
     case chunked(FixtureRoute)
+    /// `200` with a chunked body that never ends: the same bytes again and again until the client
+    /// goes away (a response of endless data).
+    case endless(contentType: String)
     /// Serves the files of a directory below this route's path, which must end in `/`:
     /// `setRoute("/photos/", .directory(folder))` maps `/photos/a.jpg` to `folder/a.jpg`.
     /// Each file gets an `ETag` and `Last-Modified` from its size and modification time.

@@ -15,7 +15,8 @@ import NIOPosix
 /// Routes can be changed while the server runs (`setRoute`), e.g. to publish a new
 /// version of an image between two builds. The server records every request (method,
 /// path, headers, connection), counts connections (to check keep-alive reuse) and the
-/// highest number of requests in flight at once (to check concurrency limits).
+/// highest number of requests in flight at once (to check concurrency limits). Every response
+/// carries a `Date` header, from the real clock unless a test sets one (`setDate`).
 ///
 /// It depends on neither XCTest nor Swift Testing, and listens on loopback only.
 public final class FixtureServer: Sendable {
@@ -64,6 +65,12 @@ public final class FixtureServer: Sendable {
     /// Adds or replaces the route for `path`; takes effect for the next request.
     public func setRoute(_ path: String, _ route: FixtureRoute) {
         state.setRoute(path, route)
+    }
+
+    /// Makes every response's `Date` header state `date` (`nil`: the real clock again), e.g. to
+    /// answer within the second a file was modified.
+    public func setDate(_ date: Date?) {
+        state.setDate(date)
     }
 
     /// Removes the route for `path`; requests to it then get `404`.

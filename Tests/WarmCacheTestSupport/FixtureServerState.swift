@@ -19,6 +19,7 @@ final class FixtureServerState: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var bodyBytesSent = 0
+        var date: Date?
     }
 
     /// A request the handler is about to answer: the matching route, if any, and the
@@ -34,6 +35,17 @@ final class FixtureServerState: Sendable {
 
     init(routes: [String: FixtureRoute]) {
         storage = Locked(Storage(routes: routes))
+    }
+
+    // MARK: Clock
+
+    /// The time the `Date` header states: the fixed one a test set, else the real clock.
+    func now() -> Date {
+        storage.withLock { $0.date } ?? Date()
+    }
+
+    func setDate(_ date: Date?) {
+        storage.withLock { $0.date = date }
     }
 
     // MARK: Routes

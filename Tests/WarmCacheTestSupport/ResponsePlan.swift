@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The concrete response for one request: a route resolved against the request's
 /// headers and its position in the path's request sequence.
@@ -14,6 +19,8 @@ struct ResponsePlan: Sendable {
     var trickle: (chunkSize: Int, interval: TimeInterval)?
     /// Send only this many body bytes, then close the connection.
     var truncateAfter: Int?
+    /// Repeat `body` for ever (chunked), until the client goes away.
+    var endless = false
 
     /// What the resolver needs to know about the request.
     struct Request: Sendable {
@@ -61,6 +68,11 @@ struct ResponsePlan: Sendable {
             return plan
         case .directory(let root):
             return serveFile(under: root, relativePath: String(request.path.dropFirst(routePath.count)), request: request)
+        case .endless(let contentType):
+            var plan = ResponsePlan(status: 200, headers: [("Content-Type", contentType)],
+                                    body: Array(repeating: UInt8(ascii: "A"), count: 16_384))
+            plan.endless = true
+            return plan
         }
     }
 
@@ -154,9 +166,18 @@ public enum HTTPDateFormat {
         return formatter
     }
 
-    /// `Sun, 06 Nov 1994 08:49:37 GMT`.
+    /// `Sun, 06 Nov 1994 08:49:37 GMT`. Formatted by hand from `gmtime_r`: every response's
+    /// `Date` header goes through here, and a `DateFormatter` per response would slow the
+    /// benchmarks' servers.
     public static func string(from date: Date) -> String {
-        formatter().string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return formatter().string(from: date) }
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     public static func date(from text: String) -> Date? {

@@ -11,7 +11,7 @@ struct BundleUpdaterTests {
 
     func updater(_ server: FixtureServer, into directory: URL,
                  _ configuration: BundleUpdater.Configuration = .init()) throws -> BundleUpdater {
-        try BundleUpdater(from: server.url(Self.prefix), into: directory, configuration: configuration)
+        try makeUpdater(server.url(Self.prefix), into: directory, configuration)
     }
 
     func blobBytes(in directory: URL, source index: Int, width: Int) throws -> Data? {
@@ -32,13 +32,15 @@ struct BundleUpdaterTests {
 
         #expect(result.outcome == .updated)
         #expect(result.blobsDownloaded == 60 && result.blobBytesDownloaded == published.blobBytes)
-        #expect(result.requests == 61)
+        #expect(result.requests == 62, "the statement, the index and 60 blobs")
+        #expect(result.version == 1 && result.keyID == TestKeys.publisher.keyID && result.expiresAt != nil)
+        #expect(try Data(contentsOf: local.appendingPathComponent("statement.json")) == Data(contentsOf: published.statementURL))
         let original = try published.body(of: published.variants(of: 7)[1])
         #expect(try blobBytes(in: local, source: 7, width: 200) == Data(original))
         #expect(try Data(contentsOf: local.appendingPathComponent("index.sqlite")) == Data(contentsOf: published.indexURL))
     }
 
-    @Test("an unchanged bundle costs one conditional request and no body bytes")
+    @Test("an unchanged bundle costs one conditional request, for the statement, and no body bytes")
     func unchanged() async throws {
         let published = try PublishedBundle(sources: 10)
         let server = try await FixtureServer.start()
@@ -49,8 +51,9 @@ struct BundleUpdaterTests {
         server.resetStatistics()
         let again = try await updater.update()
         #expect(again.outcome == .upToDate && again.requests == 1 && again.bytesDownloaded == 0)
+        #expect(again.version == 1)
         #expect(server.totalRequestCount == 1 && server.bodyBytesSent == 0)
-        let request = try #require(server.requests(for: Self.prefix + "index.sqlite").first)
+        let request = try #require(server.requests(for: Self.prefix + "statement.json").first)
         #expect(request.header("If-None-Match") != nil)
         try await server.shutdown()
     }
@@ -68,7 +71,7 @@ struct BundleUpdaterTests {
         server.resetStatistics()
         let again = try await updater.update()
         #expect(again.outcome == .upToDate && again.requests == 1 && server.bodyBytesSent == 0)
-        let request = try #require(server.requests(for: Self.prefix + "index.sqlite").first)
+        let request = try #require(server.requests(for: Self.prefix + "statement.json").first)
         #expect(request.header("If-None-Match") == nil && request.header("If-Modified-Since") != nil)
 
         try published.change([2])
@@ -87,7 +90,7 @@ struct BundleUpdaterTests {
         let local = temporaryUpdateDirectory()
         // Version 1 arrives as in an app that ships it: copied from the seed, verified, no blob requests.
         let first = try await self.updater(server, into: local, .init(seedBundles: [published.directory])).update()
-        #expect(first.blobsReused == 4_000 && first.requests == 1)
+        #expect(first.blobsReused == 4_000 && first.requests == 2)
         let updater = try updater(server, into: local)
 
         let changed = Array(stride(from: 0, to: 2_000, by: 100))  // 20 sources = 1 %
@@ -96,15 +99,16 @@ struct BundleUpdaterTests {
         server.resetStatistics()
         let second = try await updater.update()
         let indexBytes = try Data(contentsOf: published.indexURL).count
+        let statementBytes = try Data(contentsOf: published.statementURL).count
         let changedBytes = changed.flatMap { published.variants(of: $0) }.map(\.byteCount).reduce(0, +)
         #expect(second.outcome == .updated)
         #expect(second.blobsDownloaded == 40 && second.blobBytesDownloaded == changedBytes)
-        #expect(second.indexBytes == indexBytes && second.requests == 41)
-        #expect(server.bodyBytesSent == indexBytes + changedBytes)
+        #expect(second.indexBytes == indexBytes && second.statementBytes == statementBytes && second.requests == 42)
+        #expect(server.bodyBytesSent == statementBytes + indexBytes + changedBytes)
         let share = String(format: "%.2f", 100 * Double(changedBytes) / Double(published.blobBytes))
         print("[figures] 2,000 sources, 4,000 blobs (\(published.blobBytes) bytes); 1 % re-baked: "
-            + "\(server.totalRequestCount) requests, \(server.bodyBytesSent) bytes sent = index \(indexBytes) + "
-            + "\(second.blobsDownloaded) blobs \(changedBytes) (\(share) % of blob bytes)")
+            + "\(server.totalRequestCount) requests, \(server.bodyBytesSent) bytes sent = statement \(statementBytes) + "
+            + "index \(indexBytes) + \(second.blobsDownloaded) blobs \(changedBytes) (\(share) % of blob bytes)")
         server.resetStatistics()
         let third = try await updater.update()
         #expect(third.outcome == .upToDate && server.totalRequestCount == 1 && server.bodyBytesSent == 0)
@@ -232,7 +236,7 @@ struct BundleUpdaterTests {
         let result = try await updater(server, into: temporaryUpdateDirectory(),
                                        .init(seedBundles: [published.directory])).update()
         #expect(result.outcome == .updated && result.blobsDownloaded == 0 && result.blobsReused == 20)
-        #expect(server.totalRequestCount == 1)
+        #expect(server.totalRequestCount == 2, "the statement and the index")
         try await server.shutdown()
     }
 
@@ -241,8 +245,8 @@ struct BundleUpdaterTests {
         let published = try PublishedBundle(sources: 2)
         let server = try await FixtureServer.start()
         try published.serve(on: server)
-        server.setRoute(Self.prefix + "index.sqlite",
-                        .delayed(seconds: 2, .image(Array(try Data(contentsOf: published.indexURL)))))
+        server.setRoute(Self.prefix + "statement.json",
+                        .delayed(seconds: 2, .image(Array(try Data(contentsOf: published.statementURL)))))
         let local = temporaryUpdateDirectory()
         let slow = try updater(server, into: local).start()
         while server.totalRequestCount == 0 { try await Task.sleep(nanoseconds: 10_000_000) }

@@ -6,7 +6,10 @@ import WarmCacheTestSupport
 @testable import WarmCacheUpdates
 
 /// Each case installs version 1 from a well-behaved loopback server, then publishes version 2
-/// with one fault: the update must fail with that fault's error and leave version 1 untouched.
+/// with one fault: the update must fail with that fault's error and leave version 1 untouched,
+/// with nothing new in the local folder. Faults in the index are signed by the publisher's key
+/// (a publisher's mistake, or a stolen key): the index's own checks still apply. The attacks a
+/// signature stops are in ``SignedUpdateAttackTests``.
 @Suite("Hostile update servers")
 struct HostileServerTests {
     static let prefix = "/pub/Images.warmcache/"
@@ -24,7 +27,7 @@ struct HostileServerTests {
         let server = try await FixtureServer.start()
         try published.serve(on: server)
         let local = temporaryUpdateDirectory()
-        _ = try await BundleUpdater(from: server.url(Self.prefix), into: local).update()
+        _ = try await makeUpdater(server.url(Self.prefix), into: local).update()
         let installed = try Data(contentsOf: local.appendingPathComponent("index.sqlite"))
         try published.change([0])
         try published.serve(on: server)
@@ -35,17 +38,22 @@ struct HostileServerTests {
     func expectFailure(_ setup: Setup, configuration: BundleUpdater.Configuration = .init(),
                        sourceLocation: SourceLocation = #_sourceLocation,
                        _ matches: (BundleUpdateError.Kind) -> Bool) async throws {
-        let updater = try BundleUpdater(from: setup.server.url(Self.prefix), into: setup.local,
-                                        configuration: configuration)
+        let updater = try makeUpdater(setup.server.url(Self.prefix), into: setup.local, configuration)
+        let before = fileSnapshot(of: setup.local)
+        var resumable = false
         do {
             _ = try await updater.update()
             Issue.record("the update succeeded", sourceLocation: sourceLocation)
         } catch let error as BundleUpdateError {
+            resumable = error.isTransient
             #expect(matches(error.kind), "unexpected: \(error)", sourceLocation: sourceLocation)
             #expect(error.description.contains("the local bundle is unchanged"), sourceLocation: sourceLocation)
             #expect(error.description.contains("127.0.0.1"), sourceLocation: sourceLocation)
         }
         #expect(try Data(contentsOf: setup.local.appendingPathComponent("index.sqlite")) == setup.installedIndex,
+                sourceLocation: sourceLocation)
+        // (A transient failure keeps the blobs it verified in .update/verified/, to resume.)
+        #expect(fileSnapshot(of: setup.local, resumable: resumable) == before, "nothing new in the local folder",
                 sourceLocation: sourceLocation)
         let bundle = try CacheBundle(contentsOf: setup.local)
         for index in 0..<6 {
@@ -93,13 +101,13 @@ struct HostileServerTests {
     @Test("an index of a newer major version") func newerMajor() async throws {
         let setup = try await setUp()
         let index = try rewrittenIndex(setup) { try $0.execute("UPDATE meta SET value = '2' WHERE key = 'format_major'") }
-        setup.server.setRoute(Self.prefix + "index.sqlite", .image(index))
+        try publishSigned(index, setup)
         try await expectFailure(setup) { $0 == .unsupportedVersion(found: 2, supported: BundleFormat.majorVersion) }
     }
 
     @Test("an index that is not SQLite") func notSQLite() async throws {
         let setup = try await setUp()
-        setup.server.setRoute(Self.prefix + "index.sqlite", .html())
+        try publishSigned(Array("<!DOCTYPE html>\n<html><body>Sorry</body></html>\n".utf8), setup)
         try await expectFailure(setup) { $0 == .invalidIndex }
     }
 
@@ -109,17 +117,22 @@ struct HostileServerTests {
             try $0.execute("UPDATE variants SET blob_sha256 = '../../../../etc/passwd' WHERE cache_key = "
                 + "(SELECT cache_key FROM variants LIMIT 1)")
         }
-        setup.server.setRoute(Self.prefix + "index.sqlite", .image(index))
+        try publishSigned(index, setup)
         try await expectFailure(setup) { $0 == .invalidIndex }
     }
 
-    @Test("a huge index beyond the configured limit, announced or not") func hugeIndex() async throws {
+    @Test("a huge index beyond the configured limit, announced or not, signed or not") func hugeIndex() async throws {
         for chunked in [false, true] {
-            let setup = try await setUp()
-            let huge = FixtureBytes.fakePNG(count: 300_000)
-            setup.server.setRoute(Self.prefix + "index.sqlite", chunked ? .chunked(.image(huge)) : .image(huge))
-            try await expectFailure(setup, configuration: .init(maximumIndexByteCount: 100_000)) {
-                $0 == .tooLarge(limit: 100_000)
+            for signed in [false, true] {
+                let setup = try await setUp()
+                let huge = FixtureBytes.fakePNG(count: 300_000)
+                if signed { try publishSigned(huge, setup) }
+                setup.server.setRoute(Self.prefix + "index.sqlite", chunked ? .chunked(.image(huge)) : .image(huge))
+                try await expectFailure(setup, configuration: .init(
+                    trustedKeys: signed ? [TestKeys.publisher.publicKey] : [], allowsUnsignedUpdates: !signed,
+                    maximumIndexByteCount: 100_000)) {
+                    $0 == .tooLarge(limit: 100_000)
+                }
             }
         }
     }
@@ -149,7 +162,7 @@ struct HostileServerTests {
         let blob = try changedBlob(setup)
         setup.server.setRoute("/moved.jpg", .image(blob.bytes))
         setup.server.setRoute(blob.path, .redirect(status: 301, location: "/moved.jpg"))
-        let result = try await BundleUpdater(from: setup.server.url(Self.prefix), into: setup.local).update()
+        let result = try await makeUpdater(setup.server.url(Self.prefix), into: setup.local).update()
         #expect(result.outcome == .updated)
         try await setup.server.shutdown()
     }
@@ -157,15 +170,39 @@ struct HostileServerTests {
     @Test("plain http is refused except for loopback unless explicitly allowed")
     func plainHTTP() throws {
         let local = temporaryUpdateDirectory()
+        let keys = BundleUpdater.Configuration(trustedKeys: [TestKeys.publisher.publicKey])
         #expect(throws: BundleUpdateError(.insecureURL, url: URL(string: "http://cdn.example.com/b/")!)) {
-            try BundleUpdater(from: URL(string: "http://cdn.example.com/b/")!, into: local)
+            try BundleUpdater(from: URL(string: "http://cdn.example.com/b/")!, into: local, configuration: keys)
         }
-        #expect(throws: BundleUpdateError.self) { try BundleUpdater(from: URL(string: "ftp://x.test/b/")!, into: local) }
+        #expect(throws: BundleUpdateError.self) {
+            try BundleUpdater(from: URL(string: "ftp://x.test/b/")!, into: local, configuration: keys)
+        }
         _ = try BundleUpdater(from: URL(string: "http://cdn.example.com/b/")!, into: local,
-                              configuration: .init(allowsInsecureHTTP: true))
-        _ = try BundleUpdater(from: URL(string: "http://127.0.0.1:8080/b/")!, into: local)
-        _ = try BundleUpdater(from: URL(string: "http://[::1]:8080/b/")!, into: local)
-        _ = try BundleUpdater(from: URL(string: "https://cdn.example.com/b/")!, into: local)
+                              configuration: .init(trustedKeys: keys.trustedKeys, allowsInsecureHTTP: true))
+        _ = try BundleUpdater(from: URL(string: "http://127.0.0.1:8080/b/")!, into: local, configuration: keys)
+        _ = try BundleUpdater(from: URL(string: "http://[::1]:8080/b/")!, into: local, configuration: keys)
+        _ = try BundleUpdater(from: URL(string: "https://cdn.example.com/b/")!, into: local, configuration: keys)
+    }
+
+    @Test("without a trusted key an updater is refused unless unsigned updates are allowed explicitly")
+    func noTrustedKeys() throws {
+        let base = URL(string: "https://cdn.example.com/Images.warmcache/")!
+        do {
+            _ = try BundleUpdater(from: base, into: temporaryUpdateDirectory())
+            Issue.record("an updater without keys was made")
+        } catch let error as BundleUpdateError {
+            #expect(error.kind == .noTrustedKeys)
+            #expect(error.description.contains("trustedKeys") && error.description.contains("allowsUnsignedUpdates"))
+        }
+        _ = try BundleUpdater(from: base, into: temporaryUpdateDirectory(),
+                              configuration: .init(allowsUnsignedUpdates: true))
+    }
+
+    /// Publishes `index` with a statement signed by the publisher's key (version 3).
+    func publishSigned(_ index: [UInt8], _ setup: Setup) throws {
+        let statement = BundleStatement(index: IndexDigest(sha256: ContentHash.sha256(Data(index)), byteCount: index.count),
+                                        version: 3, signedAt: Date(), expiresAt: Date().addingTimeInterval(86_400))
+        Release(index: index, statement: Array(try statement.signed(by: TestKeys.publisher))).serve(on: setup.server)
     }
 
     /// The published version-2 index with `change` applied to a copy.

@@ -3,70 +3,88 @@ import Testing
 import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
+@testable import WarmCacheUpdates
 
 /// `warm-cache pull`, run as the built executable against a loopback server.
 @Suite("warm-cache pull")
 struct PullCommandTests {
-    /// The built `warm-cache` beside the test runner (SwiftPM's products directory), if any.
-    static let executable: URL? = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("warm-cache")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }()
-
-    /// Runs `warm-cache pull arguments`, waiting off the cooperative pool so tests beside it keep running.
-    func pull(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let executable = try #require(Self.executable, "build warm-cache first (swift build --build-tests)")
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Swift.Result { try Self.pullBlocking(executable, arguments) })
-            }
-        }
+    func pull(_ arguments: [String]) async throws -> WarmCacheCLI.Output {
+        try await WarmCacheCLI.run(["pull"] + arguments)
     }
 
-    /// Runs `warm-cache pull arguments` on the calling thread; output goes through files (no pipe can fill up).
-    static func pullBlocking(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("wc-pull-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["pull"] + arguments
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        return (process.terminationStatus, try String(contentsOf: log, encoding: .utf8))
-    }
-
-    @Test("pulls, reports what it downloaded, is up to date the second time, and exits 5 on a bad source")
+    @Test("pulls a signed bundle, reports what it downloaded, is up to date the second time, and exits 5 on a bad source")
     func pullCommand() async throws {
         var published = try PublishedBundle(sources: 5)
         let server = try await FixtureServer.start()
         try published.serve(on: server)
         let base = server.url("/pub/Images.warmcache/").absoluteString
         let local = temporaryUpdateDirectory().path
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
 
-        let first = try await pull([base, local])
-        #expect(first.status == 0, "\(first.output)")
-        #expect(first.output.contains("updated") && first.output.contains("10 blobs"))
-        let second = try await pull([base, local])
-        #expect(second.status == 0 && second.output.contains("up to date"), "\(second.output)")
+        let first = try await pull([base, local] + key)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.output.contains("updated") && first.output.contains("10 blobs") && first.output.contains("version 1"))
+        let second = try await pull([base, local] + key)
+        #expect(second.status == 0 && second.output.contains("up to date"), "\(second)")
 
         try published.change([2])
         try published.serve(on: server)
         let broken = try #require(published.variants(of: 2).first)
         server.setRoute(published.blobPath(of: broken), .status(404))
-        let failed = try await pull([base, local])
-        #expect(failed.status == 5, "\(failed.output)")
+        let failed = try await pull([base, local] + key)
+        #expect(failed.status == 5, "\(failed)")
         #expect(failed.output.contains("HTTP 404") && failed.output.contains("unchanged"))
         #expect(try CacheBundle(contentsOf: URL(fileURLWithPath: local)).contains(PublishedBundle.source(2)))
+        try await server.shutdown()
+    }
+
+    @Test("a refused update exits 6 naming the check; any one of several keys may sign")
+    func refused() async throws {
+        let published = try PublishedBundle(sources: 3, signingKey: TestKeys.attacker)
+        let server = try await FixtureServer.start()
+        try published.serve(on: server)
+        let base = server.url("/pub/Images.warmcache/").absoluteString
+        let local = temporaryUpdateDirectory()
+
+        let refused = try await pull([base, local.path, "--public-key", TestKeys.publisher.publicKey.base64])
+        #expect(refused.status == 6, "\(refused)")
+        #expect(refused.stderr.hasPrefix("error: signature check: ") && refused.stderr.contains(TestKeys.attacker.keyID))
+        #expect(refused.stderr.split(separator: "\n").count == 1, "one line")
+        #expect(!FileManager.default.fileExists(atPath: local.appendingPathComponent("index.sqlite").path))
+
+        let accepted = try await pull([base, local.path, "--public-key", TestKeys.publisher.publicKey.base64,
+                                       "--public-key", TestKeys.attacker.publicKey.base64, "--json"])
+        #expect(accepted.status == 0, "\(accepted)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(accepted.stdout.utf8)) as? [String: Any])
+        #expect(json["outcome"] as? String == "updated" && json["version"] as? Int == 1)
+        #expect(json["keyID"] as? String == TestKeys.attacker.keyID)
+        #expect((json["expiresAt"] as? String)?.hasSuffix("Z") == true)
+        try await server.shutdown()
+    }
+
+    @Test("pull needs a public key or an explicit --insecure-unsigned; a secret key given as public is refused unquoted")
+    func keysRequired() async throws {
+        let published = try PublishedBundle(sources: 2, signingKey: nil)
+        let server = try await FixtureServer.start()
+        try published.serve(on: server)
+        let base = server.url("/pub/Images.warmcache/").absoluteString
+        let local = temporaryUpdateDirectory().path
+
+        let noKey = try await pull([base, local])
+        #expect(noKey.status == 64 && noKey.stderr.contains("--public-key") && noKey.stderr.contains("--insecure-unsigned"))
+
+        let signed = try await pull([base, local, "--public-key", TestKeys.publisher.publicKey.base64])
+        #expect(signed.status == 6 && signed.stderr.contains("unsigned"), "\(signed)")
+
+        let insecure = try await pull([base, local, "--insecure-unsigned"])
+        #expect(insecure.status == 0 && insecure.stdout.contains("to an unsigned version"), "\(insecure)")
+
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("wc-key-\(UUID().uuidString)")
+        try TestKeys.publisher.write(toNewFile: keyFile)
+        let secret = try String(contentsOf: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let misused = try await pull([base, local, "--public-key", secret])
+        #expect(misused.status == 64 && misused.stderr.contains("secret signing key"), "\(misused)")
+        #expect(!misused.output.contains(secret) && !misused.output.contains(secret.suffix(44)))
         try await server.shutdown()
     }
 }

@@ -19,6 +19,10 @@ public enum BundleFormat {
     public static let directoryExtension = "warmcache"
     public static let indexFileName = "index.sqlite"
     public static let objectsDirectoryName = "objects"
+    /// The publisher's signed statement beside the index (which index, its version, its expiry).
+    /// Readers ignore it; the `WarmCacheUpdates` library writes and checks it
+    /// (docs/bundle-format.md, "The signed statement").
+    public static let statementFileName = "statement.json"
 
     /// The path of a blob inside the bundle, relative to the bundle directory:
     /// `objects/<first two hex digits>/<sha256 hex>.<extension>`.

@@ -83,7 +83,8 @@ public final class BundleWriter: Sendable {
                 throw BundleWriterError(.outputIsNotABundle, bundleURL: bundleURL, detail: "it is a file")
             }
             entries = try fileSystem("listing the output") { try fileManager.contentsOfDirectory(atPath: bundleURL.path) }
-            let ours: Set<String> = [BundleFormat.indexFileName, BundleFormat.objectsDirectoryName, ".tmp"]
+            let ours: Set<String> = [BundleFormat.indexFileName, BundleFormat.objectsDirectoryName,
+                                     BundleFormat.statementFileName, ".tmp"]
             let foreign = entries.filter { !ours.contains($0) && !BundleWriter.isIndexTemporary($0) }
             if !foreign.isEmpty && !entries.contains(BundleFormat.indexFileName) {
                 throw BundleWriterError(.outputIsNotABundle, bundleURL: bundleURL,

@@ -8,6 +8,9 @@ public struct VerificationReport: Sendable, Codable {
             case indexIntegrity, missingBlob, sizeMismatch, hashMismatch, orphanBlob, badKey, unknownFormat
             /// A row that breaks the format's rules for untrusted input (lookups skip it).
             case invalidRow
+            /// The signed statement (`statement.json`) is missing, unsigned by a given key, names
+            /// another index or has expired (checked by `warm-cache verify`).
+            case statement
         }
         public var kind: Kind
         /// The file or key concerned.

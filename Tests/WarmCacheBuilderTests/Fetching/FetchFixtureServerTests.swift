@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 import WarmCacheTestSupport
 
@@ -27,6 +30,24 @@ struct FetchFixtureServerTests {
                 #expect(error?.kind == .httpStatus(404), "\(path)")
             }
         }
+    }
+
+    @Test("Every response carries a Date header in IMF-fixdate, from the real clock or the one a test sets")
+    func dateHeader() async throws {
+        #expect(HTTPDateFormat.string(from: Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDateFormat.string(from: Date(timeIntervalSince1970: 1_750_000_000.9)) == "Sun, 15 Jun 2025 15:06:40 GMT")
+        let server = try await FixtureServer.start(routes: ["/a": .status(200, body: "a")])
+        let url = server.url("/a")
+        let now = try #require(try await Self.dateHeader(url).flatMap(HTTPDateFormat.date(from:)))
+        #expect(abs(now.timeIntervalSinceNow) < 60)
+        server.setDate(Date(timeIntervalSince1970: 784_111_777.5))
+        #expect(try await Self.dateHeader(url) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        try await server.shutdown()
+    }
+
+    private static func dateHeader(_ url: URL) async throws -> String? {
+        let (_, response) = try await URLSession.shared.data(from: url)
+        return (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Date")
     }
 
     @Test("Requests are counted per path, query strings aside, and statistics can be reset")

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import WarmCache
+import WarmCacheBuilder
+import WarmCacheUpdates
+
+/// Where the secret key comes from and what to sign, shared by `sign` (`--key`, `--version`,
+/// `--expires`) and by `warm` and `merge` (``SigningOptions``: `--sign-key`, `--sign-version`,
+/// `--sign-expires`), which sign the bundle they wrote.
+struct SigningRequest {
+    /// `--key FILE`; `nil`: the key in `WARM_CACHE_SIGNING_KEY`, if any.
+    var keyFile: String?
+    var version: Int?
+    var expires: String?
+    /// The option names as this command spells them, for messages.
+    var keyOption: String
+    var versionOption: String
+    var expiresOption: String
+
+    /// Checks the values before any work, loading the key so that a bad one fails at once (like
+    /// a manifest that cannot be read: one `error:` line, exit 1).
+    func validate() throws {
+        if let expires, ManifestDuration.seconds(from: expires).map({ $0 >= 1 }) != true {
+            throw ValidationError("\(expiresOption) '\(expires)' is not a duration of at least a second; write e.g. 30d, 12h or 90m")
+        }
+        if let version, !(1...BundleStatement.maximumVersion).contains(version) {
+            throw ValidationError("\(versionOption) must be a whole number from 1 to \(BundleStatement.maximumVersion)")
+        }
+        do {
+            _ = try key(warning: { _ in })
+        } catch {
+            Console.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    /// Why the signing options were ignored, when they were given without a key (a CI run without
+    /// its secrets, such as a pull request from a fork, still warms).
+    var ignoredWithoutKey: String? {
+        guard version != nil || expires != nil else { return nil }
+        return "not signing: no key (\(keyOption) FILE or \(BundleSigningKey.environmentVariable)), so "
+            + "\(version != nil ? versionOption : expiresOption) is ignored"
+    }
+
+    /// The key from the file, else from the environment; `nil` when neither is given.
+    func key(warning: (String) -> Void = { Console.warning($0) }) throws(SigningError) -> BundleSigningKey? {
+        if let keyFile {
+            return try BundleSigningKey.load(file: URL(fileURLWithPath: keyFile), warning: warning)
+        }
+        return try BundleSigningKey.fromEnvironment()
+    }
+
+    /// Signs `bundle` with the key; prints one line unless `quiet`. Errors are printed and exit 1.
+    /// - Parameter keepIfCurrent: keep a statement that already names the index (see ``BundleSigner``).
+    func sign(_ bundle: URL, key: BundleSigningKey, keepIfCurrent: Bool, quiet: Bool) throws {
+        let validity = expires.flatMap(ManifestDuration.seconds(from:)) ?? BundleSigner.defaultValidity
+        let outcome: BundleSigner.Outcome
+        do {
+            outcome = try BundleSigner(bundleURL: bundle, key: key)
+                .sign(version: version, validity: validity, keepIfCurrent: keepIfCurrent && version == nil && expires == nil)
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode.failure
+        }
+        guard !quiet else { return }
+        let statement = outcome.statement.statement
+        Console.line("\(outcome.wrote ? "Signed" : "Kept the signature of") \(bundle.lastPathComponent): "
+            + "version \(statement.version), expires \(BundleStatement.timestamp(statement.expiresAt)), "
+            + "key \(key.keyID)" + (outcome.wrote ? "" : " (it already named this index)"))
+    }
+}
+
+/// `--sign-key`, `--sign-version`, `--sign-expires`: `warm` and `merge` sign the bundle they
+/// wrote when a key is given here or in `WARM_CACHE_SIGNING_KEY`.
+struct SigningOptions: ParsableArguments {
+    @Option(name: .customLong("sign-key"),
+            help: ArgumentHelp("Sign the written bundle with this secret key file (from `keygen`).",
+                               discussion: "Default: the key in WARM_CACHE_SIGNING_KEY, when set.",
+                               valueName: "file"),
+            completion: .file())
+    var keyFile: String?
+
+    @Option(name: .customLong("sign-version"),
+            help: ArgumentHelp("The signed version (default: one more than the bundle's current statement's).",
+                               valueName: "n"))
+    var version: Int?
+
+    @Option(name: .customLong("sign-expires"),
+            help: ArgumentHelp("How long the signature stays current (default 30d).", valueName: "duration"))
+    var expires: String?
+
+    var request: SigningRequest {
+        SigningRequest(keyFile: keyFile, version: version, expires: expires, keyOption: "--sign-key",
+                       versionOption: "--sign-version", expiresOption: "--sign-expires")
+    }
+
+    func validate() throws {
+        try request.validate()
+    }
+
+    /// After a run that wrote `bundle`: signs it when a key was given. Without one, warns when
+    /// the bundle's statement no longer names its index (clients would refuse the bundle). A
+    /// partial bundle (`--shard`) is never signed: the merged one is.
+    func signWrittenBundle(_ bundle: URL, partial: Bool, quiet: Bool) throws {
+        let key: BundleSigningKey?
+        do {
+            key = try request.key()
+        } catch {
+            Console.error("\(error)")
+            throw ExitCode.failure
+        }
+        guard let key, !partial else {
+            if partial, keyFile != nil {
+                Console.warning("a partial bundle is not signed: sign the merged one (merge --sign-key)")
+            }
+            if !partial, key == nil, let ignored = request.ignoredWithoutKey {
+                Console.warning(ignored)
+            }
+            if !partial, let stale = StatementCheck.staleStatement(in: bundle) {
+                Console.warning(stale)
+            }
+            return
+        }
+        try request.sign(bundle, key: key, keepIfCurrent: true, quiet: quiet)
+    }
+}
