@@ -4,9 +4,10 @@ implementation (the PyPI package `ssimulacra2`, BSD-3), and prints per setup the
 worst decile and the minimum, next to the scores WarmCache's own port gave.
 
     pip install ssimulacra2
-    python3 Benchmarks/independent-scores.py DIR [--every N]
+    python3 Benchmarks/independent-scores.py DIR [--every N] [--setups a,b]
 
-`--every N` scores every N-th variant only (the Python implementation is slow on large images).
+`--every N` scores every N-th variant only (the Python implementation is slow on large images);
+`--setups` only the setups named.
 Formats Pillow cannot open (AVIF, HEIC, JPEG XL) are first converted to PNG with libvips' `vips` command.
 """
 import argparse
@@ -32,8 +33,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("folder")
     parser.add_argument("--every", type=int, default=1)
+    parser.add_argument("--setups", default="")
     args = parser.parse_args()
     rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(args.folder, "index.tsv"))][1:]
+    if args.setups:
+        rows = [row for row in rows if row[0] in args.setups.split(",")]
     ours = defaultdict(list)
     theirs = defaultdict(list)
     with tempfile.TemporaryDirectory() as scratch:

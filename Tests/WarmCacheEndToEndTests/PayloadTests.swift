@@ -85,3 +85,27 @@ import WarmCacheImaging
         #expect(snapshot(of: bundleURL) == before, "the previous bundle and nothing else")
     }
 }
+
+/// The command line: the bundle's weight in the summary and in `inspect`, and exit 7 over a budget.
+@Suite struct PayloadCommandTests {
+    @Test func summaryInspectAndBudget() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try PayloadTests.files(in: scratch)
+        try scratch.write(PayloadTests.manifest(target: 75), to: "manifest.yml")
+        let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache"], in: scratch.url)
+        #expect(warm.status == 0, "\(warm)")
+        #expect(warm.stdout.contains("  bundle:   ") && warm.stdout.contains(" files ("), "\(warm)")
+        #expect(warm.stdout.contains("by preset: card "), "\(warm)")
+
+        let list = try await CLI.run(["inspect", "Out/Images.warmcache", "--list"], in: scratch.url)
+        #expect(list.status == 0 && list.stdout.contains("of target 75)"), "\(list)")
+
+        try scratch.write(PayloadTests.manifest(target: 90), to: "manifest.yml")
+        let capped = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "--budget", "1KB"], in: scratch.url)
+        #expect(capped.status == 7, "\(capped)")
+        #expect(capped.stderr.contains("over its budget of 1.0 KB, so nothing was published"), "\(capped)")
+        let bad = try await CLI.run(["warm", "manifest.yml", "--budget", "lots"], in: scratch.url)
+        #expect(bad.status == 64 && bad.stderr.contains("--budget 'lots' is not a size"), "\(bad)")
+    }
+}

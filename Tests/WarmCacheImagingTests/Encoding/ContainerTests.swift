@@ -48,7 +48,7 @@ import WarmCache
     @Test func encoderSettingsUseDefaultsAndClamp() {
         let defaults = EncoderDefaults()
         let avif = EncoderSettings.resolve(VariantSpec(width: 1, height: 1, format: .avif), defaults: defaults)
-        #expect(avif.quality == 55 && avif.effort == 2 && !avif.lossless && !avif.keepICCProfile)
+        #expect(avif.quality == 55 && avif.effort == 4 && !avif.lossless && !avif.keepICCProfile)
         let jxl = EncoderSettings.resolve(VariantSpec(width: 1, height: 1, format: .jxl, quality: 400,
                                                       options: EncodingOptions(effort: 1)), defaults: defaults)
         #expect(jxl.quality == 100 && jxl.effort == 3)
