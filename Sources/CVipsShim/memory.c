@@ -29,21 +29,7 @@ wc_strip_metadata(WCImage *in, int keep_icc, WCImage **out)
 uint8_t *
 wc_write_rgba8(WCImage *in, size_t *length)
 {
-    VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 3);
-    uint8_t *pixels = NULL;
-    if (vips_colourspace(in, &t[0], VIPS_INTERPRETATION_sRGB, NULL) == 0 &&
-        vips_cast_uchar(t[0], &t[1], NULL) == 0) {
-        VipsImage *rgba = t[1];
-        if (vips_image_get_bands(rgba) == 3 && vips_bandjoin_const1(rgba, &t[2], 255.0, NULL) == 0)
-            rgba = t[2];
-        if (vips_image_get_bands(rgba) == 4)
-            pixels = vips_image_write_to_memory(rgba, length);
-        else
-            vips_error("warmcache", "cannot convert a %d-band image to RGBA", vips_image_get_bands(rgba));
-    }
-    g_object_unref(context);
-    return pixels;
+    return wc_write_pixels8(in, 4, length);
 }
 
 const uint8_t *

@@ -433,18 +433,23 @@ public final class BundleWriter: Sendable {
             guard let digest, let stamp = FileStamp(atPath: indexURL.path) else { return nil }
             return PublishedIndex(stamp: stamp, contentsDigest: digest, sourceCount: summary.sourceCount,
                                   variantCount: summary.variantCount, blobCount: summary.blobCount,
-                                  blobBytes: summary.blobBytes)
+                                  blobBytes: summary.blobBytes, payload: summary.payload)
         }
         // The index in place is the one the last commit left, untouched since, with these contents.
         if mayBeUnchanged, let lastPublished, let digest, digest == lastPublished.contentsDigest,
            FileStamp(atPath: indexURL.path) == lastPublished.stamp {
-            let payload = try weigh(indexAt: indexURL.path)
+            let payload = try lastPublished.payload.map { known in
+                if let budget, known.bytes > budget { throw BudgetExceeded(budget: budget, payload: known) }
+                return known
+            } ?? weigh(indexAt: indexURL.path)
             builder.discard()
             try? FileManager.default.removeItem(at: stagingURL)
             let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
                                         blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
                                         blobsRemoved: 0, payload: payload)
-            return (summary, lastPublished)
+            var published = lastPublished
+            published.payload = payload
+            return (summary, published)
         }
         // Rows that waited unstaged are staged now: a source or key added twice is found here.
         do {

@@ -95,10 +95,17 @@ struct PublishedIndexTests {
             stamp: FileStamp(size: 8_024_064, inode: 42, modifiedSeconds: 1_795_647_097, modifiedNanoseconds: 184_080_284,
                              changedSeconds: 1_795_647_097, changedNanoseconds: 344_080_277),
             contentsDigest: String(repeating: "ab", count: 32), sourceCount: 8000, variantCount: 16000,
-            blobCount: 16000, blobBytes: 38_332_598)
+            blobCount: 16000, blobBytes: 38_332_598,
+            payload: BundlePayload(files: 16000, bytes: 38_332_598,
+                                   byFormat: [.init(name: "jpeg", variants: 16000, files: 16000, bytes: 38_332_598)],
+                                   byPreset: [.init(name: "thumb", variants: 16000, files: 16000, bytes: 38_332_598)],
+                                   largestSources: []))
         #expect(PublishedIndex(text: record.text) == record)
+        var withoutPayload = record
+        withoutPayload.payload = nil
+        #expect(PublishedIndex(text: withoutPayload.text) == withoutPayload)
         #expect(PublishedIndex(text: "") == nil)
-        #expect(PublishedIndex(text: record.text.replacingOccurrences(of: "index 1", with: "index 2")) == nil)
+        #expect(PublishedIndex(text: record.text.replacingOccurrences(of: "index 2", with: "index 3")) == nil)
         #expect(PublishedIndex(text: record.text.replacingOccurrences(of: "ab", with: "zz")) == nil)
         #expect(PublishedIndex(text: String(record.text.dropLast(3))) != record)
     }
