@@ -40,8 +40,9 @@ public struct BundlePayload: Sendable, Codable, Hashable {
     /// Measures the index at `path` (a published index or one about to be).
     package static func measure(indexAt path: String) throws -> BundlePayload {
         let connection = try SQLiteConnection(path: path, readOnly: true)
-        // The grouping sorts spill to a file past a small cache rather than grow the warm's heap.
-        try connection.execute("PRAGMA cache_size = -256; PRAGMA temp_store = FILE")
+        // Read through a small cache, not a memory map of the whole index (whose pages would count
+        // towards the warm's peak memory), and let the grouping sorts spill to a file.
+        try connection.execute("PRAGMA mmap_size = 0; PRAGMA cache_size = -256; PRAGMA temp_store = FILE")
         return try measure(connection)
     }
 
