@@ -100,12 +100,14 @@ public struct BundlePayload: Sendable, Codable, Hashable {
 public struct BudgetExceeded: Error, Sendable, CustomStringConvertible {
     public var budget: Int
     public var payload: BundlePayload
+    /// The bundle that stays as it was.
+    public var bundlePath: String
 
     public var description: String {
         let presets = payload.byPreset.prefix(3).map { "\($0.name) \(ByteCountText.format($0.bytes))" }
         let sources = payload.largestSources.prefix(3).map { "\($0.name) \(ByteCountText.format($0.bytes))" }
         var text = "the bundle would take \(ByteCountText.format(payload.bytes)), over its budget of "
-            + "\(ByteCountText.format(budget)), so nothing was published"
+            + "\(ByteCountText.format(budget)), so nothing was published (\(bundlePath) is unchanged)"
         if !presets.isEmpty { text += "; largest presets: " + presets.joined(separator: ", ") }
         if !sources.isEmpty { text += "; largest sources: " + sources.joined(separator: ", ") }
         return text + ". Lower quality_target, use formats: [smallest], drop sizes or scales, or raise 'budget'."

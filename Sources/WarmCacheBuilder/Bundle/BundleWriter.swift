@@ -413,7 +413,7 @@ public final class BundleWriter: Sendable {
         /// The payload of the index at `path`, refused when over the budget.
         func weigh(indexAt path: String) throws -> BundlePayload {
             let payload = try fileSystem("measuring the index") { try BundlePayload.measure(indexAt: path) }
-            if let budget, payload.bytes > budget { throw BudgetExceeded(budget: budget, payload: payload) }
+            if let budget, payload.bytes > budget { throw BudgetExceeded(budget: budget, payload: payload, bundlePath: bundleURL.path) }
             return payload
         }
         // Nothing changed (a no-op re-warm): the staged rows are the published ones, no blob was
@@ -439,7 +439,7 @@ public final class BundleWriter: Sendable {
         if mayBeUnchanged, let lastPublished, let digest, digest == lastPublished.contentsDigest,
            FileStamp(atPath: indexURL.path) == lastPublished.stamp {
             let payload = try lastPublished.payload.map { known in
-                if let budget, known.bytes > budget { throw BudgetExceeded(budget: budget, payload: known) }
+                if let budget, known.bytes > budget { throw BudgetExceeded(budget: budget, payload: known, bundlePath: bundleURL.path) }
                 return known
             } ?? weigh(indexAt: indexURL.path)
             builder.discard()

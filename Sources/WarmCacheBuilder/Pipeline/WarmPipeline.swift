@@ -299,7 +299,7 @@ public struct WarmPipeline: Sendable {
         } catch let exceeded as BudgetExceeded {
             await BlockingWork.run { writer.abandon() }
             report.payload = exceeded.payload
-            throw WarmError(.overBudget, "\(exceeded); \(plan.output.path) is unchanged",
+            throw WarmError(.overBudget, exceeded.description,
                             report: try await finished(.failed))
         } catch {
             await BlockingWork.run { writer.abandon() }

@@ -1,4 +1,3 @@
-import CVipsShim
 import Foundation
 import WarmCache
 
@@ -6,11 +5,20 @@ import WarmCache
 /// (the warm itself scores inside ``PerceptualEncoder``).
 package enum PerceptualScoring {
     /// A reference prepared from a losslessly encoded image (PNG, or any format libvips reads).
+    /// An image whose alpha is opaque everywhere is scored as RGB.
     package static func reference(encoded data: Data) throws -> PreparedReference {
         try ImagingRuntime.started()
-        let bands = try Self.bands(of: data)
-        return PreparedReference(reference: SSIMULACRA2Reference(try DecodedPixels(data, bands: bands).image),
-                                 bands: bands)
+        var image = try DecodedPixels(data, bands: 4).image
+        let opaque = stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
+        if opaque {
+            var rgb: [UInt8] = []
+            rgb.reserveCapacity(image.pixels.count / 4 * 3)
+            for index in stride(from: 0, to: image.pixels.count, by: 4) {
+                rgb.append(contentsOf: image.pixels[index..<index + 3])
+            }
+            image = SSIMULACRA2Image(width: image.width, height: image.height, channels: 3, pixels: rgb)
+        }
+        return PreparedReference(reference: SSIMULACRA2Reference(image), bands: image.channels)
     }
 
     /// The score of `data` (any format libvips reads) against `reference`.
@@ -21,21 +29,5 @@ package enum PerceptualScoring {
     package struct PreparedReference: @unchecked Sendable {
         let reference: SSIMULACRA2Reference
         let bands: Int
-    }
-
-    private static func bands(of data: Data) throws -> Int {
-        var width: Int32 = 0, height: Int32 = 0, length = 0
-        // Decoding with four bands keeps alpha when there is some; an opaque image is scored as RGB.
-        let pixels = data.withUnsafeBytes { buffer in
-            wc_decode_pixels8(buffer.baseAddress, buffer.count, 4, &width, &height, &length)
-        }
-        guard let pixels else { throw VipsCallError.take("decode") }
-        defer { wc_free(pixels) }
-        var opaque = true
-        for index in stride(from: 3, to: length, by: 4) where pixels[index] != 255 {
-            opaque = false
-            break
-        }
-        return opaque ? 3 : 4
     }
 }

@@ -29,8 +29,6 @@ struct QualitySearch {
         var data: Data
         var quality: Int
         var score: Double
-        /// Encodes made, the final one included.
-        var encodes: Int
         /// Score points per quality step between the closest failing and passing qualities, when
         /// the search found both: it starts the next size's search.
         var slope: Double?
@@ -70,7 +68,7 @@ struct QualitySearch {
     func run(_ image: VipsImage, hint: Hint?, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
         let range = EncoderTable.row(settings.format).quality?.range ?? 1...100
         var passing: (quality: Int, score: Double, data: Data)?
-        var failing: (quality: Int, score: Double)?
+        var failing: (quality: Int, score: Double, data: Data)?
         var encodes = 0
         var previous: (quality: Int, score: Double)?
         var slope = hint?.slope ?? Self.slope(settings.format)
@@ -96,7 +94,7 @@ struct QualitySearch {
                 }
             } else {
                 if let bytesToBeat, trial.count >= bytesToBeat { return nil }
-                if failing == nil || quality > failing!.quality { failing = (quality, score) }
+                if failing == nil || quality > failing!.quality { failing = (quality, score, trial) }
                 if quality >= range.upperBound { break }
             }
             // Two encodes on the same side measure the local slope too (it varies with size).
@@ -124,12 +122,12 @@ struct QualitySearch {
         }
         let lastSlope = failing != nil && passing != nil ? slope : nil
         if let found = passing {
-            return Outcome(data: found.data, quality: found.quality, score: found.score, encodes: encodes, slope: lastSlope)
+            return Outcome(data: found.data, quality: found.quality, score: found.score, slope: lastSlope)
         }
-        // Even the best setting tried misses the target: keep the highest quality.
-        let best = failing?.quality ?? range.upperBound
-        let data = try encode(image, quality: best)
-        return Outcome(data: data, quality: best, score: try score(data), encodes: encodes + 1, slope: nil)
+        // Even the best setting tried misses the target: keep the highest quality tried (the
+        // search stops there only at the format's best setting, or out of trials).
+        let best = failing!
+        return Outcome(data: best.data, quality: best.quality, score: best.score, slope: nil)
     }
 
     private func encode(_ image: VipsImage, quality: Int) throws(VipsCallError) -> Data {
