@@ -41,7 +41,8 @@ let package = Package(
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         // Fixed-argument wrappers around libvips' variadic C API (Swift cannot call variadics).
-        .target(name: "CVipsShim", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("gmodule-2.0")]),
+        .target(name: "CVipsShim", dependencies: ["CVips"],
+                linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("webp")]),
 
         // MARK: Runtime
         .target(name: "WarmCache", dependencies: ["CSQLite"]),

@@ -174,6 +174,20 @@ int wc_save_heif(WCImage *in, const WCSaveOptions *options, int av1, void **data
 int wc_save_jxl(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
 int wc_save_gif(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
 
+/* MARK: Lossy WebP searches (libwebp directly) */
+
+/** An image converted to WebP's YUV once, to be encoded at many qualities. */
+typedef struct WCWebPPicture WCWebPPicture;
+/** Prepares 8-bit RGB (3 bands) or RGBA (4) pixels, rows without padding; sharp_yuv = 1 converts
+ * with sharp RGB-to-YUV (webpsave's smart_subsample). NULL on failure (libvips' error buffer). */
+WCWebPPicture *wc_webp_prepare(const uint8_t *pixels, int width, int height, int bands, int sharp_yuv);
+/** Encodes the prepared picture lossily as webpsave would with these options and `strip`;
+ * free `data` with wc_free. 0 on success. */
+int wc_webp_encode(const WCWebPPicture *picture, int quality, int effort, void **data, size_t *length);
+void wc_webp_free(WCWebPPicture *picture);
+/** Decodes WebP bytes to 8-bit RGB (bands 3) or RGBA (4); free with wc_free. NULL on failure. */
+uint8_t *wc_webp_decode8(const void *data, size_t length, int bands, int *width, int *height, size_t *size);
+
 /* MARK: Fixture helpers (tests and benchmarks build inputs with these) */
 
 /** An image from 8-bit interleaved pixels (1–4 bands; grey for 1–2 bands, sRGB for 3–4). */
