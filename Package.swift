@@ -142,7 +142,8 @@ let package = Package(
             name: "WarmCacheUpdatesTests",
             dependencies: ["WarmCacheUpdates", "WarmCacheBuilder", "WarmCacheTestSupport"]
         ),
-        // The plugin's argument logic (Invocation.swift is a link into Plugins/WarmCachePlugin).
+        // The plugin's argument logic (its files are links into Plugins/WarmCachePlugin; ExitStatus and
+        // ManifestEnvironment are the CLI's own, which the plugin links too).
         .testTarget(name: "WarmCachePluginTests"),
         .testTarget(
             name: "WarmCacheEndToEndTests",

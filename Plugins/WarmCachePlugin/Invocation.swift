@@ -249,25 +249,10 @@ struct Invocation: Equatable {
         return nil
     }
 
-    /// `${NAME}` and `${NAME:-default}` from `variables`; `nil` if a variable without default is unset.
+    /// `${NAME}`, `${NAME:-default}` and `$$` from `variables`, by the manifest's own rules
+    /// (``ManifestEnvironment``, shared with the CLI); `nil` when a reference cannot be substituted.
     static func substitute(_ text: String, variables: [String: String]) -> String? {
-        var result = ""
-        var rest = Substring(text)
-        while let start = rest.range(of: "${") {
-            result += rest[..<start.lowerBound]
-            guard let end = rest[start.upperBound...].firstIndex(of: "}") else { return nil }
-            let body = rest[start.upperBound..<end]
-            if let dash = body.range(of: ":-") {
-                let name = String(body[..<dash.lowerBound])
-                let value = variables[name] ?? ""
-                result += value.isEmpty ? String(body[dash.upperBound...]) : value
-            } else {
-                guard let value = variables[String(body)] else { return nil }
-                result += value
-            }
-            rest = rest[rest.index(after: end)...]
-        }
-        return result + rest
+        try? ManifestEnvironment(variables: variables).substitute(text).get()
     }
 
     /// `path` if absolute, else `directory/path`.
@@ -282,25 +267,5 @@ struct Invocation: Equatable {
         let path = url.standardizedFileURL.path
         let prefix = base.hasSuffix("/") ? base : base + "/"
         return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-    }
-}
-
-/// What a `warm-cache` exit status means, for the plugin's error message (see `warm-cache --help`).
-enum ExitMeaning {
-    static func message(status: Int32, subcommand: String?) -> String {
-        switch status {
-        case 1: return "warm-cache failed (exit 1); its error is printed above"
-        case 2 where subcommand == "lookup": return "no image in the bundle for that source (exit 2)"
-        case 2: return "verify found problems in the bundle (exit 2)"
-        case 3: return "some sources failed; the bundle was written with the others (exit 3)"
-        case 4: return "nothing was written: every source failed, or --strict and one failed (exit 4)"
-        case 5: return "the update source failed or served something invalid (exit 5); the local bundle is unchanged"
-        case 6: return "the update was refused by a signed-update check named above (exit 6); the local bundle is unchanged"
-        case 7: return "the bundle would exceed its budget (exit 7); nothing was published"
-        case 64: return "bad command line (exit 64); see swift package warm-cache --help"
-        case 65: return "invalid manifest (exit 65); every problem is listed above with file:line:column"
-        case 75: return "another run holds the output's lock (exit 75); try again when it has finished"
-        default: return "warm-cache exited with status \(status)"
-        }
     }
 }

@@ -116,7 +116,7 @@ enum ToolRun {
         case .uncaughtSignal:
             Diagnostics.error("\(toolName) was stopped by signal \(status)")
         case .exit where status != 0:
-            Diagnostics.error(ExitMeaning.message(status: status, subcommand: invocation.arguments.first))
+            Diagnostics.error(ExitStatus.meaning(of: status, subcommand: invocation.arguments.first))
         default:
             break
         }

@@ -8,21 +8,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "warm-cache",
         abstract: "Bake remote images into an offline, content-addressed bundle at build time.",
-        discussion: """
-            Exit codes:
-              0   success
-              1   error (manifest, bundle or signing key missing or unreadable, file system, libvips missing, …)
-              2   verify found problems; lookup found no image
-              3   some sources failed; the bundle holds the others
-              4   nothing written (every source failed, or --strict and one failed)
-              5   pull: the update source failed or served something invalid (the local bundle is unchanged)
-              6   pull: the update was refused by a signature, index, rollback, version or expiry check
-                  (the message names it; the local bundle is unchanged)
-              7   warm: the bundle would exceed its budget (nothing published; the largest contributors are named)
-              64  bad command line
-              65  invalid manifest (every problem is listed with file:line:column)
-              75  another run holds the output's lock (pull: another update of the directory is running)
-            """,
+        discussion: ExitStatus.helpSection,
         version: WarmCacheVersionText.text,
         subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
                       VerifyCommand.self, LookupCommand.self, PullCommand.self, KeygenCommand.self,

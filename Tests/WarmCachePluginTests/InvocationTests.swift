@@ -177,22 +177,24 @@ struct ManifestOutputTests {
         #expect(output("output: ${NAME:-Images}.warmcache", variables: ["NAME": "Hero"]) == "sub/Hero.warmcache")
         #expect(output("output: ${NAME}.warmcache") == nil)
         #expect(Invocation.substitute("${A", variables: [:]) == nil)
+        // The CLI's rules: `$$` is a literal dollar, an empty variable takes its default.
+        #expect(Invocation.substitute("$${A}-${B:-b}", variables: ["B": ""]) == "${A}-b")
     }
 }
 
 @Suite("Plugin: exit statuses")
-struct ExitMeaningTests {
+struct ExitStatusTests {
     @Test("each documented status has its own message")
     func messages() {
-        #expect(ExitMeaning.message(status: 3, subcommand: "warm").contains("some sources failed"))
-        #expect(ExitMeaning.message(status: 2, subcommand: "lookup").contains("no image"))
-        #expect(ExitMeaning.message(status: 2, subcommand: "verify").contains("verify found problems"))
-        #expect(ExitMeaning.message(status: 65, subcommand: "warm").contains("invalid manifest"))
-        #expect(ExitMeaning.message(status: 75, subcommand: "warm").contains("lock"))
-        #expect(ExitMeaning.message(status: 6, subcommand: "pull").contains("refused by a signed-update check"))
-        #expect(ExitMeaning.message(status: 9, subcommand: "warm") == "warm-cache exited with status 9")
-        let documented: [Int32] = [1, 2, 3, 4, 5, 6, 64, 65, 75]
-        #expect(Set(documented.map { ExitMeaning.message(status: $0, subcommand: "warm") }).count == documented.count)
+        #expect(ExitStatus.meaning(of: 3, subcommand: "warm").contains("some sources failed"))
+        #expect(ExitStatus.meaning(of: 2, subcommand: "lookup").contains("no image"))
+        #expect(ExitStatus.meaning(of: 2, subcommand: "verify").contains("verify found problems"))
+        #expect(ExitStatus.meaning(of: 65, subcommand: "warm").contains("invalid manifest"))
+        #expect(ExitStatus.meaning(of: 75, subcommand: "warm").contains("lock"))
+        #expect(ExitStatus.meaning(of: 6, subcommand: "pull").contains("refused by a signed-update check"))
+        #expect(ExitStatus.meaning(of: 9, subcommand: "warm") == "warm-cache exited with status 9")
+        let documented = ExitStatus.allCases.map(\.rawValue)
+        #expect(Set(documented.map { ExitStatus.meaning(of: $0, subcommand: "warm") }).count == documented.count)
     }
 }
 

@@ -1,0 +1,1 @@
+../../Sources/warm-cache/ExitStatus.swift

@@ -1,0 +1,1 @@
+../../Sources/WarmCacheBuilder/Manifest/ManifestEnvironment.swift
