@@ -54,7 +54,7 @@ extension ImageLookup {
     ///   - url: The image's URL as the manifest lists it; it is normalised as the builder
     ///     normalised it (see ``SourceIdentifier``).
     ///   - size: The view's size in points. A side of 0 leaves it unconstrained.
-    ///   - scale: The screen's scale (pixels per point), e.g. `UIScreen.main.scale`.
+    ///   - scale: The screen's scale (pixels per point), e.g. a trait collection's `displayScale`.
     ///   - accepting: The formats the caller decodes, best first (JPEG, then PNG, by default).
     ///     List only what the device decodes: WebP from iOS 14, AVIF from iOS 16.
     ///   - fit: only variants of this fit mode (any when `nil`).
