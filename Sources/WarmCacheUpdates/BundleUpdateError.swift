@@ -8,6 +8,9 @@ import Foundation
 /// The kinds from ``Kind/unsigned`` to ``Kind/expired(at:)`` are the signed-update checks
 /// (docs/bundle-format.md, "Security model"): each names what the update source tried.
 public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What went wrong. Switch on it to react (tell the user about ``expired(at:)``, retry later after
+    /// a transient kind, report a refused check to your telemetry); the error's ``description`` says
+    /// it in words.
     public enum Kind: Sendable, Equatable {
         /// The base URL is not an absolute `https` URL (or `http` on loopback / when allowed).
         case insecureURL
@@ -64,13 +67,15 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         case fileSystem
     }
 
+    /// What went wrong.
     public let kind: Kind
     /// The remote file concerned (the index, a blob) or the local directory for `busy` / `fileSystem`.
     public let url: URL
     /// Details: the underlying error's message, the offending row, …
     public let detail: String
 
-    public init(_ kind: Kind, url: URL, detail: String = "") {
+    /// Creates an error; the updater throws these, apps only read them.
+    package init(_ kind: Kind, url: URL, detail: String = "") {
         self.kind = kind
         self.url = url
         self.detail = detail
@@ -86,6 +91,8 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         }
     }
 
+    /// One line for a log: the check or the failure, the file concerned, what to do about it, and
+    /// that the local bundle is unchanged.
     public var description: String {
         let where_ = url.isFileURL ? url.path : url.absoluteString
         let summary: String

@@ -75,6 +75,23 @@ public final class BundleUpdater: Sendable {
         /// must arrive within ``timeout``.
         public var maximumUpdateDuration: TimeInterval
 
+        /// A configuration. Most apps set only `trustedKeys` and `seedBundles`.
+        ///
+        /// ```swift
+        /// let configuration = BundleUpdater.Configuration(
+        ///     trustedKeys: [try BundlePublicKey(base64: "q1W…="), try BundlePublicKey(base64: "Zx8…=")],
+        ///     seedBundles: [Bundle.main.url(forResource: "Images", withExtension: "warmcache")!])
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - trustedKeys: The public keys whose signed statements are accepted (none by default).
+        ///   - allowsUnsignedUpdates: Whether to install unsigned bundles when no key is trusted (no by default).
+        ///   - maximumConcurrentDownloads: Blob downloads in flight at once (6 by default).
+        ///   - timeout: Seconds without data before a request fails (30 by default).
+        ///   - maximumIndexByteCount: The largest index accepted, in bytes (64 MiB by default).
+        ///   - allowsInsecureHTTP: Whether plain `http` to hosts other than loopback is allowed (no by default).
+        ///   - seedBundles: Bundles to copy blobs from instead of downloading them (none by default).
+        ///   - maximumUpdateDuration: Seconds one update may take in all (600 by default).
         public init(trustedKeys: [BundlePublicKey] = [], allowsUnsignedUpdates: Bool = false,
                     maximumConcurrentDownloads: Int = 6, timeout: TimeInterval = 30,
                     maximumIndexByteCount: Int = 64 << 20, allowsInsecureHTTP: Bool = false,
@@ -94,6 +111,7 @@ public final class BundleUpdater: Sendable {
     public let baseURL: URL
     /// The local bundle directory this updater maintains.
     public let directory: URL
+    /// Trust, tuning and limits, as given to the initialiser.
     public let configuration: Configuration
 
     /// The updater's private files inside ``directory``.
@@ -101,6 +119,15 @@ public final class BundleUpdater: Sendable {
     /// The clock statements' expiry is checked against (tests move it).
     let now: @Sendable () -> Date
 
+    /// Creates an updater; nothing is downloaded until ``update(progress:)`` or ``start()``.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The published bundle directory, e.g. `https://cdn.example.com/Images.warmcache/`
+    ///     (a missing final `/` is added).
+    ///   - directory: The local bundle directory to keep current, in a folder the app can write
+    ///     (Application Support, not Caches, if the images must survive low storage). It is
+    ///     created when missing.
+    ///   - configuration: The trusted keys, seed bundles and limits.
     /// - Throws: ``BundleUpdateError``: `insecureURL` for a base URL that is not `https`, or
     ///   `http` to a loopback host, unless ``Configuration/allowsInsecureHTTP``; `noTrustedKeys`
     ///   without ``Configuration/trustedKeys`` unless ``Configuration/allowsUnsignedUpdates``.
@@ -153,7 +180,18 @@ public final class BundleUpdater: Sendable {
 
     /// Runs one update; progress goes to `progress` if given. Cancel the calling task to stop it
     /// (it then throws `CancellationError` and leaves the directory as it was).
-    /// - Throws: ``BundleUpdateError``, `CancellationError`.
+    ///
+    /// Call it when the app starts or comes to the foreground; when nothing changed it costs one
+    /// conditional request. Updates of one directory exclude each other, also across processes.
+    ///
+    /// ```swift
+    /// if try await updater.update().outcome == .updated { reopenTheBundle() }
+    /// ```
+    ///
+    /// - Parameter progress: Where to send ``UpdateProgress`` while the update runs; `nil` for none.
+    /// - Returns: What the update did: ``UpdateResult/outcome`` says whether a new version is installed.
+    /// - Throws: ``BundleUpdateError`` (a refused check, a server or network failure, `busy` when
+    ///   another update of the directory runs), `CancellationError`.
     public func update(progress: AsyncStream<UpdateProgress>.Continuation? = nil) async throws -> UpdateResult {
         try prepareDirectories()
         guard let lock = try fileSystem("locking", { try DirectoryLock(file: workURL.appendingPathComponent("lock")) })

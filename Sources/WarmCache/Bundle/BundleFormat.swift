@@ -1,8 +1,11 @@
 /// The on-disk bundle format: names, versions and the index schema.
 ///
 /// This is a public contract, documented in `docs/bundle-format.md`. A bundle is a directory
-/// `<Name>.warmcache/` holding `index.sqlite` and `objects/`. The writer creates the index from
-/// ``schema``; the reader checks ``applicationID`` and the `meta` table's version.
+/// `<Name>.warmcache/` holding `index.sqlite` and `objects/`. The writer creates the index and
+/// stamps it with ``applicationID``; the reader checks that and the `meta` table's version.
+///
+/// Apps rarely need these names: ``CacheBundle`` resolves every path. They are public for tools
+/// that handle bundle directories themselves (copying, serving or checking them).
 ///
 /// Versioning: `format_major` changes on any change an older reader would misread
 /// (renamed or retyped columns, changed key grammar or object layout); readers refuse a
@@ -16,8 +19,13 @@ public enum BundleFormat {
     /// `PRAGMA application_id` of every index: the ASCII bytes `WCch`.
     public static let applicationID: Int32 = 0x5743_6368
 
+    /// The extension of a bundle directory, without the dot: a bundle is `<Name>.warmcache/`.
     public static let directoryExtension = "warmcache"
+    /// The index inside a bundle directory: an SQLite database of sources, variants, presets and
+    /// placeholders, which the reader opens read-only and `immutable`.
     public static let indexFileName = "index.sqlite"
+    /// The folder of blobs inside a bundle directory; see ``objectPath(sha256:format:)`` for where
+    /// each blob sits in it.
     public static let objectsDirectoryName = "objects"
     /// The publisher's signed statement beside the index (which index, its version, its expiry).
     /// Readers ignore it; the `WarmCacheUpdates` library writes and checks it

@@ -35,6 +35,15 @@ public final class CacheBundle: ImageLookup {
         /// no memory beyond SQLite's page cache).
         public var memoryIndex: Bool
 
+        /// A configuration; the defaults suit an app showing a screenful of images at a time.
+        ///
+        /// - Parameters:
+        ///   - memoryCacheCountLimit: Most blobs kept in memory (100 by default).
+        ///   - memoryCacheByteLimit: Most bytes kept in memory (32 MiB by default); a blob larger than
+        ///     this is never kept.
+        ///   - maximumConnections: Most SQLite connections open at once (4 by default).
+        ///   - memoryIndex: Whether lookups answer from an in-memory copy of the variant rows once it is
+        ///     built (on by default; see ``memoryIndex``).
         public init(memoryCacheCountLimit: Int = 100, memoryCacheByteLimit: Int = 32 << 20,
                     maximumConnections: Int = 4, memoryIndex: Bool = true) {
             self.memoryCacheCountLimit = memoryCacheCountLimit
@@ -46,6 +55,7 @@ public final class CacheBundle: ImageLookup {
 
     /// The bundle directory.
     public let url: URL
+    /// What the bundle says about itself: its format version, the tool that wrote it and its counts.
     public let info: BundleInfo
     /// Recently read blobs. Shared by every ``CachedImage`` this bundle returns.
     public let memoryCache: BlobMemoryCache
@@ -58,7 +68,16 @@ public final class CacheBundle: ImageLookup {
     private let memoryIndex: MemoryIndexSlot
 
     /// Opens the bundle at `url` (a `<Name>.warmcache` directory) and checks its format version.
-    /// - Throws: ``CacheBundleError``: `bundleNotFound`, `notABundle`, `corruptIndex`, `unsupportedVersion`.
+    ///
+    /// Open a bundle once and share the instance. Opening reads the `meta` table and prepares the
+    /// lookups' queries, nothing more; the index is read as lookups need it.
+    ///
+    /// - Parameters:
+    ///   - url: The bundle directory, e.g. `Bundle.main.url(forResource: "Images", withExtension: "warmcache")`.
+    ///   - configuration: Memory limits and connections; the defaults suit most apps.
+    /// - Throws: ``CacheBundleError``: `bundleNotFound` (nothing at `url`), `notABundle` (no index,
+    ///   or an SQLite file of another application), `corruptIndex` (SQLite cannot read it, or a
+    ///   table the format needs is missing), `unsupportedVersion` (written by a newer WarmCache).
     public init(contentsOf url: URL, configuration: Configuration = Configuration()) throws {
         self.url = url
         bundlePath = url.standardizedFileURL.path
@@ -127,6 +146,12 @@ public final class CacheBundle: ImageLookup {
     }
 
     /// The variant with exactly this canonical key text, or `nil`; throws as ``image(for:)``.
+    ///
+    /// Use it to find the file again from a key you kept or handed to another cache:
+    ///
+    /// ```swift
+    /// SDImageCache.shared.additionalCachePathBlock = { key in try? bundle.image(forCacheKey: key)?.path }
+    /// ```
     public func image(forCacheKey cacheKey: String) throws -> CachedImage? {
         if let index = memoryIndex.index(), let image = index.image(forCacheKey: cacheKey, present: presentImage) {
             return image  // a key not in memory may still be a row the index holds: SQLite says why

@@ -3,6 +3,8 @@ import Foundation
 /// Why a bundle could not be opened or read. One error type with the bundle's location and
 /// what went wrong, so a message alone tells the user what to fix.
 public struct CacheBundleError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What went wrong, for code that reacts differently to each case; the error's ``description``
+    /// says it in words.
     public enum Kind: Sendable, Equatable {
         /// Nothing exists at the bundle URL.
         case bundleNotFound
@@ -16,18 +18,22 @@ public struct CacheBundleError: Error, CustomStringConvertible, Sendable, Equata
         case blobMissing(path: String)
     }
 
+    /// What went wrong.
     public let kind: Kind
     /// The bundle directory.
     public let bundleURL: URL
     /// Details: SQLite's message, the missing file, …
     public let detail: String
 
-    public init(_ kind: Kind, bundleURL: URL, detail: String = "") {
+    /// Creates an error; the library throws these, apps only read them.
+    package init(_ kind: Kind, bundleURL: URL, detail: String = "") {
         self.kind = kind
         self.bundleURL = bundleURL
         self.detail = detail
     }
 
+    /// One line for a log or an alert: what is wrong, with which bundle, and the detail, e.g.
+    /// "no WarmCache bundle at /…/Images.warmcache".
     public var description: String {
         let path = bundleURL.path
         let summary: String

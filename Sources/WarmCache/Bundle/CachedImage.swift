@@ -8,12 +8,16 @@ import Foundation
 public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
     /// The canonical cache key (see ``VariantKey``).
     public let cacheKey: String
+    /// The encoded format of the bytes: pick the decoder by it (or by ``ImageFormat/mimeType``).
     public let format: ImageFormat
     /// The true pixel size of the encoded image (never larger than the source unless upscaling was asked for).
     public let pixelSize: PixelSize
+    /// The size of the blob in bytes, checked against the file on disk before it is returned.
     public let byteCount: Int
     /// Lowercase hex SHA-256 of the bytes; also the blob's file name.
     public let sha256: String
+    /// Whether the encoded image has an alpha channel (rounded corners, a transparent PNG): such
+    /// an image is not drawn as an opaque layer.
     public let hasAlpha: Bool
     /// The blob on disk, readable in place.
     public var fileURL: URL { URL(fileURLWithPath: path, isDirectory: false) }
@@ -77,14 +81,17 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
         return data
     }
 
+    /// The cache key, the blob's file name, pixel size and byte count, for logs.
     public var description: String {
         "\(cacheKey) -> \(fileURL.lastPathComponent) (\(pixelSize), \(byteCount) bytes)"
     }
 
+    /// Two answers are equal when they name the same variant, the same bytes and the same file.
     public static func == (lhs: CachedImage, rhs: CachedImage) -> Bool {
         lhs.cacheKey == rhs.cacheKey && lhs.sha256 == rhs.sha256 && lhs.path == rhs.path
     }
 
+    /// Hashes the cache key and the SHA-256, so answers can key a dictionary or fill a set.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(cacheKey)
         hasher.combine(sha256)

@@ -26,7 +26,13 @@ public final class LayeredCacheBundle: ImageLookup {
 
     /// Opens the bundles at `urls`, newest first. A URL with no index yet (an update directory
     /// before its first complete download) is skipped; any other problem throws.
-    /// - Throws: ``CacheBundleError``, also `bundleNotFound` when no URL holds a bundle.
+    ///
+    /// - Parameters:
+    ///   - urls: Bundle directories, newest first: typically the directory an updater maintains,
+    ///     then the bundle shipped in the app.
+    ///   - configuration: Used for every layer.
+    /// - Throws: ``CacheBundleError``, as ``CacheBundle/init(contentsOf:configuration:)`` throws
+    ///   it, and `bundleNotFound` when no URL holds a bundle.
     public convenience init(contentsOf urls: [URL],
                             configuration: CacheBundle.Configuration = CacheBundle.Configuration()) throws {
         let present = urls.filter {

@@ -33,14 +33,16 @@ public struct SourceIdentifier: Hashable, Sendable, Comparable, CustomStringConv
         rawValue = SourceIdentifier.normalize(text) ?? text
     }
 
+    /// The canonical text, as ``rawValue``.
     public var description: String { rawValue }
 
+    /// Orders identifiers by their canonical text.
     public static func < (lhs: SourceIdentifier, rhs: SourceIdentifier) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
 
     /// Returns the normalised form of an absolute http(s) URL, or `nil` if `text` is not one.
-    public static func normalize(_ text: String) -> String? {
+    package static func normalize(_ text: String) -> String? {
         var text = text
         return text.withUTF8 { normalize(bytes: $0) }
     }

@@ -19,11 +19,21 @@
 /// every `|` it contains, so splitting on `|` always yields exactly six fields and the
 /// mapping from (source, spec) to key is one-to-one; ``init(parsing:)`` inverts it.
 public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The source image this variant was made from.
     public let source: SourceIdentifier
+    /// How the variant was made: box, scale, fit, format, quality and processors.
     public let spec: VariantSpec
     /// The canonical key text stored in `variants.cache_key`.
     public let rawValue: String
 
+    /// The key of a variant: what the builder writes and what ``CacheBundle/image(for:)`` looks up.
+    ///
+    /// ```swift
+    /// let key = VariantKey(source: SourceIdentifier("https://cdn.example.com/a.jpg"),
+    ///                      spec: VariantSpec(width: 64, height: 64, scale: 2, fit: .cover(.attention),
+    ///                                        format: .webp, quality: 80))
+    /// key.rawValue   // "https://cdn.example.com/a.jpg|64x64|@2x|cover-attention|webp-q80|-"
+    /// ```
     public init(source: SourceIdentifier, spec: VariantSpec) {
         self.source = source
         self.spec = spec
@@ -73,8 +83,10 @@ public struct VariantKey: Hashable, Sendable, Comparable, CustomStringConvertibl
         self = key
     }
 
+    /// The canonical key text, as ``rawValue``.
     public var description: String { rawValue }
 
+    /// Orders keys by their canonical text, as the index does.
     public static func < (lhs: VariantKey, rhs: VariantKey) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

@@ -6,7 +6,9 @@ import Foundation
 /// Both limits hold at all times: inserting evicts the least recently used entries until the
 /// count and the total byte size are within bounds. An entry larger than `byteLimit` is not kept.
 public final class BlobMemoryCache: @unchecked Sendable {
+    /// The most entries kept; set with ``CacheBundle/Configuration/memoryCacheCountLimit``.
     public let countLimit: Int
+    /// The most bytes kept; set with ``CacheBundle/Configuration/memoryCacheByteLimit``.
     public let byteLimit: Int
 
     private final class Node {
@@ -26,12 +28,15 @@ public final class BlobMemoryCache: @unchecked Sendable {
     private var tail: Node?  // least recently used
     private var totalBytes = 0
 
-    public init(countLimit: Int, byteLimit: Int) {
+    /// An empty cache with these limits (negative limits count as 0: nothing is kept).
+    package init(countLimit: Int, byteLimit: Int) {
         self.countLimit = max(0, countLimit)
         self.byteLimit = max(0, byteLimit)
     }
 
+    /// The number of blobs in memory now.
     public var count: Int { lock.withLock { nodes.count } }
+    /// The bytes held in memory now.
     public var byteCount: Int { lock.withLock { totalBytes } }
 
     /// The bytes for `key`, marking them most recently used.
@@ -48,7 +53,9 @@ public final class BlobMemoryCache: @unchecked Sendable {
         lock.withLock { nodes[key] != nil }
     }
 
-    public func insert(_ data: Data, forKey key: String) {
+    /// Keeps `data` under `key` as the most recently used entry, evicting the least recently used
+    /// ones until both limits hold.
+    package func insert(_ data: Data, forKey key: String) {
         lock.withLock {
             if let existing = nodes[key] { remove(existing) }
             guard data.count <= byteLimit, countLimit > 0 else { return }
@@ -65,6 +72,13 @@ public final class BlobMemoryCache: @unchecked Sendable {
         }
     }
 
+    /// Empties the cache, e.g. when the system warns that memory is low. Later reads go to disk
+    /// and fill it again.
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: UIApplication.didReceiveMemoryWarningNotification,
+    ///                                        object: nil, queue: nil) { _ in bundle.memoryCache.removeAll() }
+    /// ```
     public func removeAll() {
         lock.withLock {
             nodes.removeAll()

@@ -16,6 +16,8 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
     /// Keep the source's ICC profile instead of converting to plain sRGB without a profile.
     public var keepICCProfile: Bool?
 
+    /// Options with only the given settings set; every `nil` leaves the encoder's default and stays
+    /// out of the variant's key.
     public init(lossless: Bool? = nil, progressive: Bool? = nil, chromaSubsampling: Bool? = nil,
                 effort: Int? = nil, palette: Bool? = nil, keepICCProfile: Bool? = nil) {
         self.lossless = lossless
@@ -26,11 +28,12 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
         self.keepICCProfile = keepICCProfile
     }
 
+    /// No setting given: every encoder uses its defaults.
     public static let `default` = EncodingOptions()
 
     /// Canonical tokens, in fixed order: `lossless`/`lossy`, `progressive`/`baseline`,
     /// `sub`/`nosub`, `e<N>`, `palette`/`truecolor`, `icc`/`noicc`.
-    public var tokens: [String] {
+    package var tokens: [String] {
         var tokens: [String] = []
         if let lossless { tokens.append(lossless ? "lossless" : "lossy") }
         if let progressive { tokens.append(progressive ? "progressive" : "baseline") }

@@ -10,9 +10,14 @@
 /// Whatever the mode, images are never upscaled unless the variant allows it
 /// (``VariantSpec/allowUpscale``); the index records the pixel size actually produced.
 public enum FitMode: Hashable, Sendable, Codable {
+    /// Scaled to fit within the box, aspect ratio kept; one side may be shorter than the box.
     case inside
+    /// Scaled to fill the box, aspect ratio kept; what overflows is cropped, keeping the part the
+    /// gravity names.
     case cover(CropGravity)
+    /// Stretched to exactly the box; the aspect ratio is not kept.
     case fill
+    /// Fitted inside the box, then padded to exactly the box with `background`.
     case contain(background: RGBAColor)
 
     /// The mode without its parameter: what a reader filters on.
@@ -27,7 +32,14 @@ public enum FitMode: Hashable, Sendable, Codable {
 
     /// The parameter-free family of a ``FitMode``.
     public enum Kind: String, CaseIterable, Sendable, Codable, Hashable {
-        case inside, cover, fill, contain
+        /// ``FitMode/inside``.
+        case inside
+        /// ``FitMode/cover(_:)``, whatever the gravity.
+        case cover
+        /// ``FitMode/fill``.
+        case fill
+        /// ``FitMode/contain(background:)``, whatever the background.
+        case contain
     }
 
     /// The crop gravity of a `cover` fit, `nil` otherwise.
@@ -43,7 +55,7 @@ public enum FitMode: Hashable, Sendable, Codable {
     }
 
     /// Canonical token used in cache keys: `inside`, `fill`, `cover-<gravity>`, `contain-<hex colour>`.
-    public var token: String {
+    package var token: String {
         switch self {
         case .inside: return "inside"
         case .fill: return "fill"
@@ -53,7 +65,7 @@ public enum FitMode: Hashable, Sendable, Codable {
     }
 
     /// Parses a ``token``.
-    public init?(token: String) {
+    package init?(token: String) {
         switch token {
         case "inside": self = .inside
         case "fill": self = .fill
@@ -72,11 +84,32 @@ public enum FitMode: Hashable, Sendable, Codable {
 
 /// Where a `cover` crop keeps the image. `attention` and `entropy` are libvips' smart crops.
 public enum CropGravity: String, CaseIterable, Sendable, Codable, Hashable {
-    case centre, north, south, east, west, northeast, northwest, southeast, southwest
-    case attention, entropy
+    /// Keeps the centre.
+    case centre
+    /// Keeps the top edge.
+    case north
+    /// Keeps the bottom edge.
+    case south
+    /// Keeps the right edge.
+    case east
+    /// Keeps the left edge.
+    case west
+    /// Keeps the top-right corner.
+    case northeast
+    /// Keeps the top-left corner.
+    case northwest
+    /// Keeps the bottom-right corner.
+    case southeast
+    /// Keeps the bottom-left corner.
+    case southwest
+    /// Keeps the region most likely to draw the eye (skin tones, saturated colour, edges):
+    /// libvips' `attention` smart crop; the manifest also calls it `smart`.
+    case attention
+    /// Keeps the region with the most detail (highest entropy): libvips' `entropy` smart crop.
+    case entropy
 
     /// Parses a gravity name, accepting `center` and `top`/`bottom`/`left`/`right` aliases.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name.lowercased() {
         case "center", "centre": self = .centre
         case "top": self = .north

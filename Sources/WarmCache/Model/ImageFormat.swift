@@ -3,12 +3,21 @@
 /// The raw value is the canonical token used in cache keys, in the index (`variants.format`)
 /// and in manifests, so it never changes once published.
 public enum ImageFormat: String, CaseIterable, Sendable, Codable, Hashable, Comparable {
+    /// JPEG: decoded everywhere; no alpha. Blob extension `jpg`.
     case jpeg
+    /// PNG: lossless, with alpha; decoded everywhere.
     case png
+    /// WebP: lossy or lossless, with alpha. Apple platforms decode it from iOS 14, macOS 11,
+    /// tvOS 14 and watchOS 7.
     case webp
+    /// AVIF: AV1 stills, the smallest lossy files here, with alpha. Apple platforms decode it
+    /// from iOS 16, macOS 13 and tvOS 16.
     case avif
+    /// HEIC: HEVC stills, with alpha; decoded on Apple platforms (iOS 11, macOS 10.13).
     case heic
+    /// JPEG XL, with alpha. Apple platforms decode it from iOS 17 and macOS 14.
     case jxl
+    /// GIF: 256 colours at most, one-bit transparency; decoded everywhere.
     case gif
 
     /// The usual file extension, used for blob file names in `objects/`.
@@ -50,6 +59,8 @@ public enum ImageFormat: String, CaseIterable, Sendable, Codable, Hashable, Comp
         }
     }
 
+    /// Orders formats by their token, so lists of them print and compare in a stable order. It is
+    /// not a preference: lookups prefer formats in the order of their `accepting` list.
     public static func < (lhs: ImageFormat, rhs: ImageFormat) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

@@ -14,13 +14,13 @@ public enum Processor: Hashable, Sendable, Codable {
     case flatten(background: RGBAColor)
 
     /// Whether the output of this processor has transparency that a JPEG would lose.
-    public var introducesAlpha: Bool {
+    package var introducesAlpha: Bool {
         if case .roundCorners = self { return true }
         return false
     }
 
     /// Canonical token: `round(24)`, `blur(1.5)`, `grayscale`, `flatten(ffffff)`.
-    public var token: String {
+    package var token: String {
         switch self {
         case .roundCorners(let radius): return "round(\(CanonicalNumber.format(radius)))"
         case .blur(let sigma): return "blur(\(CanonicalNumber.format(sigma)))"
@@ -30,7 +30,7 @@ public enum Processor: Hashable, Sendable, Codable {
     }
 
     /// Parses a ``token``; only canonical spellings are accepted.
-    public init?(token: String) {
+    package init?(token: String) {
         if token == "grayscale" { self = .grayscale; return }
         guard token.hasSuffix(")"), let open = token.firstIndex(of: "(") else { return nil }
         let name = token[..<open]
@@ -51,12 +51,12 @@ public enum Processor: Hashable, Sendable, Codable {
     }
 
     /// Canonical token for a list of processors: tokens joined by `,`, or `-` for none.
-    public static func token(for processors: [Processor]) -> String {
+    package static func token(for processors: [Processor]) -> String {
         processors.isEmpty ? "-" : processors.map(\.token).joined(separator: ",")
     }
 
     /// Parses ``token(for:)``.
-    public static func parseList(_ token: String) -> [Processor]? {
+    package static func parseList(_ token: String) -> [Processor]? {
         if token == "-" { return [] }
         var result: [Processor] = []
         for part in token.split(separator: ",", omittingEmptySubsequences: false) {

@@ -10,9 +10,11 @@ public struct VariantSpec: Hashable, Sendable, Codable {
     public var height: Int?
     /// Device scale: pixels = points x scale.
     public var scale: Int
+    /// How the source is sized into the box.
     public var fit: FitMode
     /// When `false` (the default) a box larger than the source yields the source's size.
     public var allowUpscale: Bool
+    /// The encoded format.
     public var format: ImageFormat
     /// Encoder quality 1–100, or `nil` for the encoder's default (lossless formats ignore it).
     public var quality: Int?
@@ -21,10 +23,26 @@ public struct VariantSpec: Hashable, Sendable, Codable {
     /// reaches it; the key names the target, not the setting found. `nil` for a fixed
     /// ``quality``; never set together with it.
     public var qualityTarget: Int?
+    /// Encoder settings beyond format and quality; only those set explicitly are part of the key.
     public var options: EncodingOptions
     /// Applied in order after sizing.
     public var processors: [Processor]
 
+    /// A variant specification, as the manifest's `width`, `height`, `scales`, `fit`, `formats`,
+    /// `quality` and `processors` describe it. Apps need one only to build a ``VariantKey`` for an
+    /// exact lookup; best-fit lookups take a size and a scale instead.
+    ///
+    /// - Parameters:
+    ///   - width: Box width in points, or `nil`.
+    ///   - height: Box height in points, or `nil`.
+    ///   - scale: Device scale (1, 2, 3): pixels = points × scale.
+    ///   - fit: How the source is sized into the box (``FitMode/inside`` by default).
+    ///   - allowUpscale: Whether a source smaller than the box is enlarged (no by default).
+    ///   - format: The encoded format.
+    ///   - quality: A fixed encoder quality 1–100, or `nil` for the encoder's default.
+    ///   - qualityTarget: A perceptual target (SSIMULACRA2) instead of a fixed quality.
+    ///   - options: Encoder settings beyond format and quality.
+    ///   - processors: Pixel operations applied after sizing, in order.
     public init(width: Int?, height: Int?, scale: Int = 1, fit: FitMode = .inside, allowUpscale: Bool = false,
                 format: ImageFormat, quality: Int? = nil, qualityTarget: Int? = nil,
                 options: EncodingOptions = .default, processors: [Processor] = []) {
@@ -41,12 +59,12 @@ public struct VariantSpec: Hashable, Sendable, Codable {
     }
 
     /// The requested box in pixels (points x scale); `nil` sides are unconstrained.
-    public var pixelBox: (width: Int?, height: Int?) {
+    package var pixelBox: (width: Int?, height: Int?) {
         (width.map { $0 * scale }, height.map { $0 * scale })
     }
 
     /// Whether the variant's output has transparency that a format without alpha would lose.
-    public var producesAlpha: Bool {
+    package var producesAlpha: Bool {
         var alpha = false
         for processor in processors {
             if processor.introducesAlpha { alpha = true }

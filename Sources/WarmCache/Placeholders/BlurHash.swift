@@ -13,7 +13,17 @@ import Foundation
 public enum BlurHash {
     /// Renders a hash to `width x height` RGBA8 pixels (opaque), or `nil` if it is malformed or
     /// the size is not positive.
-    /// - Parameter punch: scales the AC components (above 1 exaggerates contrast).
+    ///
+    /// ``ImagePlaceholder/pixels(width:height:)`` calls this when a placeholder has a BlurHash but
+    /// no ThumbHash; call it directly for a hash that comes from elsewhere (a server's JSON).
+    ///
+    /// - Parameters:
+    ///   - hash: The BlurHash string.
+    ///   - width: Width of the result in pixels; small sizes (32 or less) are enough, let the view
+    ///     scale it up.
+    ///   - height: Height of the result in pixels.
+    ///   - punch: Scales the AC components; above 1 exaggerates contrast.
+    /// - Returns: `width * height * 4` bytes, red, green, blue, alpha (always 255), row by row.
     public static func decode(_ hash: String, width: Int, height: Int, punch: Double = 1) -> [UInt8]? {
         guard let factors = factors(of: hash, punch: punch), width > 0, height > 0 else { return nil }
         let columns = (0..<width).map { x in

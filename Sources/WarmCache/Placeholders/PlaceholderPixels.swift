@@ -1,13 +1,26 @@
 /// A placeholder decoded to pixels: `width x height` RGBA8, row by row, not premultiplied.
 ///
-/// Platform-neutral on purpose: hand ``rgba`` to whatever draws (a `CGImage` on Apple
-/// platforms — see ``cgImage()`` there —, a texture, a PNG encoder on a server).
+/// Platform-neutral on purpose: hand ``rgba`` to whatever draws: a `CGImage` on Apple platforms
+/// (where this type has a `cgImage()` method that makes one), a texture, a PNG encoder on a
+/// server.
+///
+/// ```swift
+/// if let pixels = try bundle.placeholder(for: url)?.pixels(width: 32, height: 32) {
+///     imageView.image = pixels.cgImage().map { UIImage(cgImage: $0) }   // Apple platforms
+/// }
+/// ```
 public struct PlaceholderPixels: Hashable, Sendable {
+    /// Width in pixels.
     public let width: Int
+    /// Height in pixels.
     public let height: Int
     /// `width * height * 4` bytes: red, green, blue, alpha.
     public let rgba: [UInt8]
 
+    /// Wraps RGBA8 pixels.
+    ///
+    /// - Precondition: `width` and `height` are positive and `rgba` holds exactly
+    ///   `width * height * 4` bytes.
     public init(width: Int, height: Int, rgba: [UInt8]) {
         precondition(width > 0 && height > 0 && rgba.count == width * height * 4, "pixels must match the size")
         self.width = width

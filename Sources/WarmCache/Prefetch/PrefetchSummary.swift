@@ -13,8 +13,10 @@ public struct PrefetchSummary: Sendable, Hashable, CustomStringConvertible {
     /// Whether the task was cancelled before it went through every request.
     public var cancelled = false
 
+    /// A summary with every count at zero.
     public init() {}
 
+    /// The counts in one line, for logs: "12 loaded, 3 already in memory, 0 coalesced, …".
     public var description: String {
         "\(loaded) loaded, \(alreadyInMemory) already in memory, \(coalesced) coalesced, \(notFound) not found, "
             + "\(failed) failed\(cancelled ? ", cancelled" : "")"

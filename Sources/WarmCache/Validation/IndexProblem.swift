@@ -4,6 +4,7 @@
 /// A reader skips a row with a problem (it never guesses, and never builds a path from a value
 /// it has not checked); ``CacheBundle/indexProblems()`` lists every problem of an index.
 public struct IndexProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of problem, for code that counts or filters them.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// A value of the wrong storage type (e.g. TEXT where an INTEGER belongs), or NULL where a value is required.
         case wrongType
@@ -18,6 +19,7 @@ public struct IndexProblem: Error, Sendable, Hashable, CustomStringConvertible {
         case missingSchema
     }
 
+    /// What kind of problem it is.
     public let kind: Kind
     /// The table concerned: `variants`, `sources`, `variant_presets`, `placeholders`, `meta`.
     public let table: String
@@ -28,7 +30,8 @@ public struct IndexProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, in words.
     public let detail: String
 
-    public init(_ kind: Kind, table: String, row: String, column: String, detail: String) {
+    /// Creates a problem; the index validation makes these.
+    package init(_ kind: Kind, table: String, row: String, column: String, detail: String) {
         self.kind = kind
         self.table = table
         self.row = row
@@ -36,6 +39,8 @@ public struct IndexProblem: Error, Sendable, Hashable, CustomStringConvertible {
         self.detail = detail
     }
 
+    /// The place and the problem in one line, e.g.
+    /// "variants.blob_sha256 of row https://…|64x64|@2x|…: not 64 lowercase hex digits".
     public var description: String {
         let place = column.isEmpty ? "\(table) row \(row)" : "\(table).\(column) of row \(row)"
         return "\(place): \(detail)"

@@ -53,8 +53,11 @@ public struct BundlePublicKey: Sendable, Hashable, CustomStringConvertible {
         return key.isValidSignature(signature, for: message)
     }
 
+    /// "public key" and its ``keyID``: safe to log.
     public var description: String { "public key \(keyID)" }
 
+    /// Two keys are equal when their 32 bytes are.
     public static func == (a: BundlePublicKey, b: BundlePublicKey) -> Bool { a.rawRepresentation == b.rawRepresentation }
+    /// Hashes the key's bytes.
     public func hash(into hasher: inout Hasher) { hasher.combine(rawRepresentation) }
 }
