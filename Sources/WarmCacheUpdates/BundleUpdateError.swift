@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// Why an update failed or was refused. Whatever the kind, the local bundle is exactly as it was
 /// before the update started (readers keep the previous complete version) and nothing new is in
@@ -65,6 +66,13 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         case busy
         /// Reading or writing the local directory failed.
         case fileSystem
+        /// The disk holding the local directory ran out of space or inodes; `needed` is roughly
+        /// what the update needs there in all (index and missing blobs), when known. What the
+        /// update wrote is removed.
+        case outOfSpace(needed: Int?)
+        /// The local directory holds other files and no bundle: the updater never writes beside
+        /// them (nor would a clean-up of a failed update touch them).
+        case notABundle
     }
 
     /// What went wrong.
@@ -165,6 +173,12 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
             summary = "another update of \(where_) is running; wait for it to finish"
         case .fileSystem:
             summary = "could not write the update into \(where_)"
+        case .outOfSpace(let needed):
+            summary = "out of disk space: " + DiskSpace.shortage(at: where_, needed: needed)
+                + "; free some space there, then pull again"
+        case .notABundle:
+            summary = "refusing to update \(where_): it exists and is not a WarmCache bundle; give pull a new or "
+                + "empty folder, or the bundle it keeps"
         }
         return (detail.isEmpty ? summary : "\(summary) (\(detail))") + "; the local bundle is unchanged"
     }

@@ -172,7 +172,7 @@ public final class BundleUpdater: Sendable {
     /// it is; kept after a transient failure so the next update resumes).
     var verifiedURL: URL { workURL.appendingPathComponent("verified") }
     var stateURL: URL { workURL.appendingPathComponent("state.json") }
-    var previousIndexURL: URL { workURL.appendingPathComponent("previous.sqlite") }
+    var previousIndexURL: URL { directory.appendingPathComponent(ObjectStore.previousIndexPath) }
     var installedIndexURL: URL { directory.appendingPathComponent(BundleFormat.indexFileName) }
     var installedStatementURL: URL { directory.appendingPathComponent(BundleFormat.statementFileName) }
 
@@ -193,7 +193,18 @@ public final class BundleUpdater: Sendable {
     /// - Throws: ``BundleUpdateError`` (a refused check, a server or network failure, `busy` when
     ///   another update of the directory runs), `CancellationError`.
     public func update(progress: AsyncStream<UpdateProgress>.Continuation? = nil) async throws -> UpdateResult {
-        try prepareDirectories()
+        // The same rule as the builder's: never write beside someone else's files.
+        if let refusal = ObjectStore.refusal(toWriteBundleAt: directory.path) {
+            throw BundleUpdateError(.notABundle, url: directory, detail: refusal)
+        }
+        let existed = FileManager.default.fileExists(atPath: directory.path)
+        let first = !FileManager.default.fileExists(atPath: installedIndexURL.path)
+        do {
+            try prepareDirectories()
+        } catch {
+            if first { removeFirstUpdate(existed: existed, keepingVerified: false) }
+            throw error
+        }
         guard let lock = try fileSystem("locking", { try DirectoryLock(file: workURL.appendingPathComponent("lock")) })
         else { throw BundleUpdateError(.busy, url: directory) }
         defer { lock.unlock() }
@@ -201,7 +212,35 @@ public final class BundleUpdater: Sendable {
                                       connections: configuration.maximumConcurrentDownloads)
         defer { transport.close() }
         var run = UpdateRun(updater: self, transport: transport, progress: progress)
-        return try await run.run()
+        do {
+            return try await run.run()
+        } catch {
+            // A first update that fails leaves nothing new: the folder goes if it created it.
+            // After a transient failure its verified blobs wait for the next update, which resumes.
+            if first, !FileManager.default.fileExists(atPath: installedIndexURL.path) {
+                removeFirstUpdate(existed: existed, keepingVerified: UpdateRun.isResumable(error))
+            }
+            throw error
+        }
+    }
+
+    /// Removes what a failed first update created: the whole folder if it did not exist before
+    /// (unless verified blobs are kept for the next update), else the updater's files in it.
+    private func removeFirstUpdate(existed: Bool, keepingVerified: Bool) {
+        let fileManager = FileManager.default
+        let hasVerified = !((try? fileManager.contentsOfDirectory(atPath: verifiedURL.path)) ?? []).isEmpty
+        if keepingVerified, hasVerified {
+            try? fileManager.removeItem(at: incomingURL)
+            try? fileManager.removeItem(at: directory.appendingPathComponent(BundleFormat.objectsDirectoryName))
+            return
+        }
+        if !existed {
+            try? fileManager.removeItem(at: directory)
+        } else {
+            for name in [Self.workDirectoryName, BundleFormat.objectsDirectoryName, BundleFormat.statementFileName] {
+                try? fileManager.removeItem(at: directory.appendingPathComponent(name))
+            }
+        }
     }
 
     /// Starts an update on a new task and returns its progress stream (finished when the update

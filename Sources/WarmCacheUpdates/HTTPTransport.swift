@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import WarmCache
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -66,6 +67,10 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
         self.timeout = timeout
     }
 
+    /// The `User-Agent` of every request: the library and its version (Foundation's default on
+    /// Linux names the process and "(unknown version)").
+    static let userAgent = "WarmCache/\(WarmCacheVersion.current)"
+
     /// Lets the session go once every transfer has finished.
     func close() {
         session.finishTasksAndInvalidate()
@@ -80,6 +85,7 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
     {
         try Task.checkCancellation()
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let task = TaskBox(session.dataTask(with: request))
         return try await withTaskCancellationHandler {
@@ -172,6 +178,15 @@ private final class Transfer {
     func fail(_ kind: BundleUpdateError.Kind, _ detail: String = "") {
         if failure == nil { failure = BundleUpdateError(kind, url: url, detail: detail) }
     }
+
+    /// Fails the transfer on a local file error: named by the local file, not the URL.
+    func failWriting(_ error: Error, _ action: String) {
+        guard failure == nil else { return }
+        let file = URL(fileURLWithPath: destination.path)
+        failure = DiskSpace.isExhausted(by: error)
+            ? BundleUpdateError(.outOfSpace(needed: nil), url: file)
+            : BundleUpdateError(.fileSystem, url: file, detail: "\(action) it: \(PlainReason.of(error))")
+    }
 }
 
 /// The session's delegate: routes callbacks to each task's ``Transfer``.
@@ -235,7 +250,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
             transfer.file = try FileHandle(forWritingTo: transfer.destination)
             completionHandler(.allow)
         } catch {
-            transfer.fail(.fileSystem, "creating \(transfer.destination.path): \(error.localizedDescription)")
+            transfer.failWriting(error, "creating")
             completionHandler(.cancel)
         }
     }
@@ -253,7 +268,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
         do {
             try transfer.file?.write(contentsOf: data)
         } catch {
-            transfer.fail(.fileSystem, "writing \(transfer.destination.path): \(error.localizedDescription)")
+            transfer.failWriting(error, "writing")
             dataTask.cancel()
         }
     }

@@ -18,6 +18,8 @@ struct UpdateRun {
     let progress: AsyncStream<UpdateProgress>.Continuation?
     private var requests = 0
     private var statementBytes = 0
+    /// Roughly what this update writes: its index, then the blobs it downloads (once known).
+    private var neededBytes: Int?
     /// The end of the time the whole update may take.
     private let deadline: TransferDeadline
 
@@ -38,8 +40,25 @@ struct UpdateRun {
             // failure (or a cancellation) wait in the updater's folder for the next update.
             removeLeftovers()
             if !Self.isResumable(error) { removeVerifiedBlobs() }
+            removeUnlistedBlobs()
+            var outOfSpace = DiskSpace.isExhausted(by: error)
+            if let failure = error as? BundleUpdateError, case .outOfSpace = failure.kind { outOfSpace = true }
+            if outOfSpace {
+                // Said of the local folder, with roughly what the update needs there.
+                throw BundleUpdateError(.outOfSpace(needed: neededBytes), url: updater.directory)
+            }
             throw error
         }
+    }
+
+    /// Blobs in `objects/` that neither the installed index nor the one it replaced lists: moved
+    /// there by an install that failed before its index was switched.
+    private func removeUnlistedBlobs() {
+        let installed = updater.installedIndexURL.path
+        guard FileManager.default.fileExists(atPath: installed),
+              let listed = try? ObjectStore.referencedFileNames(ofIndexAt: installed) else { return }
+        let kept = listed.union(ObjectStore.keptFileNames(in: updater.directory))
+        _ = ObjectStore.removeUnreferenced(in: updater.directory) { kept.contains($0) }
     }
 
     static func isResumable(_ error: Error) -> Bool {
@@ -133,6 +152,7 @@ struct UpdateRun {
                                     detail: "the signed statement says \(expected.byteCount) bytes")
         }
         let incomingIndex = updater.incomingURL.appendingPathComponent(BundleFormat.indexFileName)
+        neededBytes = expected.byteCount
         requests += 1
         let indexResponse: TransferResponse
         do {
@@ -248,6 +268,7 @@ struct UpdateRun {
                 missing.append(blob)
             }
         }
+        neededBytes = indexBytes + missing.reduce(0) { $0 + $1.byteCount }
         let downloadedBytes = try await download(missing)
         requests += missing.count
 

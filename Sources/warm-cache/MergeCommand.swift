@@ -44,6 +44,8 @@ struct MergeCommand: ParsableCommand {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         func url(_ path: String) -> URL { URL(fileURLWithPath: path, relativeTo: cwd).standardizedFileURL }
         let outputURL = url(output)
+        try OutputPaths.checkBundle(outputURL.path)
+        if let report { try OutputPaths.checkFile(report, option: "--report") }
         let started = ProcessInfo.processInfo.systemUptime
         let merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
         let summary: BundleMerger.Summary

@@ -75,7 +75,7 @@ struct PullCommand: AsyncParsableCommand {
             Console.error("\(error)")
             switch error.kind {
             case .busy: throw ExitCodes.locked
-            case .fileSystem: throw ExitCode.failure
+            case .fileSystem, .outOfSpace, .notABundle: throw ExitCode.failure
             case .unsigned, .invalidStatement, .untrustedKey, .badSignature, .indexMismatch, .rollback,
                  .versionReused, .expired: throw ExitCodes.updateRefused
             default: throw ExitCodes.updateSourceFailed

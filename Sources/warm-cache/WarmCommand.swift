@@ -92,7 +92,6 @@ struct WarmCommand: AsyncParsableCommand {
         ImagingRuntime.startInBackground(inProcess ? ImagingRuntime.Settings()
                                                    : ImagingRuntime.Settings(mallocArenaLimit: nil))
         var plan = try manifest.load(command: "warm", quiet: logging.quiet)
-        try checkReportWritable()
         if let shard {
             plan = plan.restricted(to: shard)
         }
@@ -107,36 +106,54 @@ struct WarmCommand: AsyncParsableCommand {
             reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             imagingProcessCommand: inProcess ? nil : ImagingWorkerCommand.command)
         options.budget = budget.flatMap(ManifestByteSize.bytes(from:))
+        // Every path the run writes, before any download.
+        try OutputPaths.checkBundle(plan.output.path)
+        try OutputPaths.checkFolder(options.resolvedCacheDirectory(for: plan).path, option: "--cache-dir")
+        try checkReportWritable()
+        if let html { try OutputPaths.checkFile(html, option: "--html") }
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
 
         let result: WarmReport
+        var reportProblem: String?
         printer.start(total: plan.sources.count)
         do {
             defer { printer.stop() }
             result = try await pipeline.run()
+        } catch where error.kind == .reportNotWritten && error.report != nil {
+            // Published; only the report is missing: the run's own lines and exit code stand.
+            result = error.report!
+            reportProblem = error.message
         } catch {
-            if let partial = error.report {
-                try writeContactSheet(partial, bundle: nil)
+            // The run's own failure first (a full disk is one line: its sources' failures are its
+            // consequences), then what could not be written about it.
+            if let partial = error.report, error.kind != .outOfSpace {
                 printFailures(partial)
             }
             Console.error(error.message)
+            if let problem = error.reportProblem { Console.error(problem) }
+            if let partial = error.report { _ = writeContactSheet(partial, bundle: nil) }
             switch error.kind {
             case .nothingWritten, .strictFailure: throw ExitCodes.nothingWritten
             case .overBudget: throw ExitCodes.overBudget
             case .locked: throw ExitCodes.locked
-            case .engine, .fileSystem: throw ExitCode.failure
+            case .engine, .fileSystem, .outOfSpace, .reportNotWritten: throw ExitCode.failure
             }
         }
         if !logging.quiet {
             printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
         try signing.signWrittenBundle(plan.output, partial: shard != nil, quiet: logging.quiet)
-        try writeContactSheet(result, bundle: plan.output)
         printFailures(result)
+        if let reportProblem { Console.error(reportProblem) }
+        let sheetWritten = writeContactSheet(result, bundle: plan.output)
+        // A page or report that could not be written never hides the run's own exit code.
         if result.status != .ok {
             throw ExitCodes.someSourcesFailed
+        }
+        if reportProblem != nil || !sheetWritten {
+            throw ExitCode.failure
         }
     }
 
@@ -144,36 +161,20 @@ struct WarmCommand: AsyncParsableCommand {
     /// bundle and then fails on its report.
     private func checkReportWritable() throws {
         guard let report else { return }
-        let url = URL(fileURLWithPath: report)
-        let folder = url.deletingLastPathComponent()
+        try OutputPaths.checkFile(report, option: "--report")
+    }
+
+    /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's
+    /// failures; whether it was written (a failure is said in one line).
+    private func writeContactSheet(_ value: WarmReport, bundle: URL?) -> Bool {
+        guard let html else { return true }
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init)),
+                                         to: html, quiet: logging.quiet)
+            return true
         } catch {
-            Console.error("cannot write the report to \(report): cannot create its folder \(folder.path) "
-                + "(\(Self.reason(error))); choose another --report path")
-            throw ExitCode.failure
+            return false
         }
-        guard FileManager.default.isWritableFile(atPath: folder.path) else {
-            Console.error("cannot write the report to \(report): the folder \(folder.path) is not writable; "
-                + "choose another --report path")
-            throw ExitCode.failure
-        }
-    }
-
-    /// An error's plain reason (Foundation's file errors carry it in the underlying POSIX error).
-    static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
-    }
-
-    /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's failures.
-    private func writeContactSheet(_ value: WarmReport, bundle: URL?) throws {
-        guard let html else { return }
-        try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init)),
-                                     to: html, quiet: logging.quiet)
     }
 
     private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {

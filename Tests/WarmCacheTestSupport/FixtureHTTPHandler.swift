@@ -19,6 +19,8 @@ final class FixtureHTTPHandler: ChannelInboundHandler {
     private var inFlight = false
     /// False once the channel is gone; scheduled steps then stop.
     private var active = true
+    /// The path of the request being answered.
+    private var path = ""
 
     init(state: FixtureServerState, connection: Int) {
         self.state = state
@@ -46,6 +48,7 @@ final class FixtureHTTPHandler: ChannelInboundHandler {
 
     private func respond(to requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
         let ticket = state.requestStarted(requestHead, connection: connection)
+        path = ticket.request.path
         inFlight = true
         let keepAlive = requestHead.isKeepAlive
         // Resolving may read a file (directory routes): do it on the thread pool.
@@ -136,7 +139,9 @@ final class FixtureHTTPHandler: ChannelInboundHandler {
         // Counted as finished before `.end` leaves, so a client reacting to `.end` with its
         // next request can never be seen as one extra request in flight.
         endRequest()
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+        let (state, path) = (self.state, self.path)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
+            if case .success = result, plan.status == 200, !plan.endless { state.fullResponseSent(for: path) }
             if !keepAlive { context.close(promise: nil) }
         }
     }

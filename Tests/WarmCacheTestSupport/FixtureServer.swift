@@ -88,6 +88,12 @@ public final class FixtureServer: Sendable {
         state.requests(for: path)
     }
 
+    /// How many `200` responses to `path` (query ignored) were sent whole: bodies a client
+    /// received in full, as opposed to requests answered `304` or cut off.
+    public func fullResponseCount(for path: String) -> Int {
+        state.fullResponseCount(for: path)
+    }
+
     /// Requests received on all paths.
     public var totalRequestCount: Int { state.totalRequests }
 

@@ -19,6 +19,7 @@ final class FixtureServerState: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var bodyBytesSent = 0
+        var fullResponses: [String: Int] = [:]
         var date: Date?
     }
 
@@ -110,6 +111,15 @@ final class FixtureServerState: Sendable {
     }
 
     var bodyBytesSent: Int { storage.withLock { $0.bodyBytesSent } }
+
+    /// Counts a `200` whose whole body left for the client.
+    func fullResponseSent(for path: String) {
+        storage.withLock { $0.fullResponses[path, default: 0] += 1 }
+    }
+
+    func fullResponseCount(for path: String) -> Int {
+        storage.withLock { $0.fullResponses[path, default: 0] }
+    }
     var maxInFlight: Int { storage.withLock { $0.maxInFlight } }
 
     /// Forgets recorded requests and counters (routes stay), between phases of a test.
@@ -119,6 +129,7 @@ final class FixtureServerState: Sendable {
             storage.counts = [:]
             storage.totalRequests = 0
             storage.bodyBytesSent = 0
+            storage.fullResponses = [:]
             storage.connections = 0
             storage.maxInFlight = storage.inFlight
         }

@@ -21,8 +21,9 @@ import WarmCache
 ///    (``commit(_:)`` stages a whole ``BundleContents`` and commits it.)
 /// 5. After the switch, blobs no index references are deleted.
 ///
-/// A run that fails before step 4 leaves the old index and old blobs untouched; only unreferenced
-/// new blobs remain, and the next commit deletes them.
+/// A run that fails before step 4 leaves the old index and old blobs untouched, and ``abandon()``
+/// deletes what it added; a run killed before then leaves `.tmp/`, and the next run of any kind
+/// deletes what it left (its commit collects garbage, its ``abandon()`` sweeps `objects/`).
 public final class BundleWriter: Sendable {
     public let bundleURL: URL
     public let generator: String
@@ -55,6 +56,10 @@ public final class BundleWriter: Sendable {
     /// Whether ``prepare()`` found what an interrupted run leaves (its staging folder or a
     /// half-built index): then the next commit collects garbage even if it changes nothing.
     private let foundInterruptedRun = Locked(false)
+    /// Set when a file system operation failed for want of space (``hasRunOutOfSpace``).
+    private let ranOutOfSpace = Locked(false)
+    /// ``bytesWritten``.
+    private let written = Locked(0)
     private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
@@ -76,24 +81,14 @@ public final class BundleWriter: Sendable {
     /// Makes the output ready for blobs. Refuses a path that holds something other than a bundle.
     public func prepare() throws {
         let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        var entries: [String] = []
-        if fileManager.fileExists(atPath: bundleURL.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw BundleWriterError(.outputIsNotABundle, bundleURL: bundleURL, detail: "it is a file")
-            }
-            entries = try fileSystem("listing the output") { try fileManager.contentsOfDirectory(atPath: bundleURL.path) }
-            let ours: Set<String> = [BundleFormat.indexFileName, BundleFormat.objectsDirectoryName,
-                                     BundleFormat.statementFileName, ".tmp"]
-            let foreign = entries.filter { !ours.contains($0) && !BundleWriter.isIndexTemporary($0) }
-            if !foreign.isEmpty && !entries.contains(BundleFormat.indexFileName) {
-                throw BundleWriterError(.outputIsNotABundle, bundleURL: bundleURL,
-                                        detail: "it holds \(foreign.sorted().prefix(3).joined(separator: ", "))")
-            }
+        if let refusal = ObjectStore.refusal(toWriteBundleAt: bundleURL.path) {
+            throw BundleWriterError(.outputIsNotABundle, bundleURL: bundleURL, detail: refusal)
         }
+        let entries = (try? fileManager.contentsOfDirectory(atPath: bundleURL.path)) ?? []
         discardStaged()
         fanouts.withLock { $0.removeAll() }
-        let halfBuiltIndexes = entries.filter(BundleWriter.isIndexTemporary)
+        ranOutOfSpace.withLock { $0 = false }
+        let halfBuiltIndexes = entries.filter(ObjectStore.isIndexTemporary)
         foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
@@ -104,6 +99,18 @@ public final class BundleWriter: Sendable {
                 try? fileManager.removeItem(at: bundleURL.appendingPathComponent(entry))
             }
         }
+    }
+
+    /// Whether a file system operation of this run failed because the disk ran out of space or
+    /// inodes (``DiskSpace``): later failures (a staging index damaged by the short write) are
+    /// then consequences of it.
+    public var hasRunOutOfSpace: Bool {
+        ranOutOfSpace.withLock { $0 }
+    }
+
+    /// Bytes of the blobs this run wrote (copies and new files; hard links take none).
+    public var bytesWritten: Int {
+        written.withLock { $0 }
     }
 
     /// The path of a blob inside this bundle.
@@ -129,6 +136,7 @@ public final class BundleWriter: Sendable {
                 fanouts.withLock { _ = $0.insert(fanout) }
             }
             let temporary = stagingDirectoryPath + "/" + sha256 + "." + UUID().uuidString
+            written.withLock { $0 += data.count }
             try DurableFile.write(data, toPath: temporary, flush: false)
             try DurableFile.move(atPath: temporary, toPath: destination)
         }
@@ -182,6 +190,7 @@ public final class BundleWriter: Sendable {
             try fileSystem("adding blob \(objectPath)") {
                 let data = try Data(contentsOf: URL(fileURLWithPath: file), options: .mappedIfSafe)
                 let temporary = stagingURL.appendingPathComponent("\(sha256).\(UUID().uuidString)")
+                written.withLock { $0 += data.count }
                 try DurableFile.write(data, to: temporary, flush: false)
                 try DurableFile.move(temporary, to: URL(fileURLWithPath: destination))
             }
@@ -346,6 +355,7 @@ public final class BundleWriter: Sendable {
             } catch let error as BundleWriterError {
                 throw error
             } catch {
+                note(error)
                 throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
             }
         }
@@ -457,6 +467,7 @@ public final class BundleWriter: Sendable {
         } catch let error as IndexBuilderError {
             throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
         } catch {
+            note(error)
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
         }
         let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
@@ -505,6 +516,7 @@ public final class BundleWriter: Sendable {
         } catch let error as BundleWriterError {
             throw error
         } catch {
+            note(error)
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(error)")
         }
 
@@ -515,6 +527,7 @@ public final class BundleWriter: Sendable {
                                 shard: shard)
             try injectFault(.indexBuilt)
         } catch {
+            note(error)
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
         }
         let payload = try weigh(indexAt: temporary.path)
@@ -566,26 +579,28 @@ public final class BundleWriter: Sendable {
         }
     }
 
-    /// Gives up a run: removes staging files and the blobs this run added, so a published bundle is
-    /// left exactly as it was, and removes the whole output if no bundle was ever published there.
+    /// Gives up a run: removes staging files and every blob the published index does not list,
+    /// so a published bundle is left exactly as it was, and removes the whole output if no bundle
+    /// was ever published there.
+    ///
+    /// The blobs are found by listing `objects/` against the published index, not from this run's
+    /// own record of what it added: that record is a file too, and the disk that failed the run
+    /// may have failed it as well. The staging folder goes last: if anything stops the clean-up
+    /// half-way, the next run of any kind finds it and collects the rest
+    /// (``commit(createdAt:manifestFingerprint:shard:)`` then never skips its garbage collection).
     public func abandon() {
         let fileManager = FileManager.default
         fanouts.withLock { $0.removeAll() }
-        if !hasPublishedBundle {
-            discardStaged()
+        discardStaged()
+        guard hasPublishedBundle else {
             try? fileManager.removeItem(at: bundleURL)
             return
         }
-        staged.withLock { builder in
-            try? builder?.forEachAdded { path in
-                try? fileManager.removeItem(atPath: path)
-                let fanout = (path as NSString).deletingLastPathComponent
-                if (try? fileManager.contentsOfDirectory(atPath: fanout))?.isEmpty == true {
-                    try? fileManager.removeItem(atPath: fanout)
-                }
-            }
+        guard let listed = try? ObjectStore.referencedFileNames(ofIndexAt: indexURL.path) else {
+            return  // the published index cannot be read: nothing is deleted on a guess
         }
-        discardStaged()
+        let kept = listed.union(ObjectStore.keptFileNames(in: bundleURL))
+        _ = ObjectStore.removeUnreferenced(in: bundleURL) { kept.contains($0) }
         try? fileManager.removeItem(at: stagingURL)
     }
 
@@ -602,6 +617,7 @@ public final class BundleWriter: Sendable {
         } catch let error as BundleWriterError {
             throw error
         } catch {
+            note(error)
             throw BundleWriterError(.fileSystem, bundleURL: bundleURL, detail: "\(action): \(error.localizedDescription)")
         }
     }
@@ -615,7 +631,8 @@ public final class BundleWriter: Sendable {
         return (try? builder.references(sha256: sha256, fileExtension: fileExtension)) ?? true
     }
 
-    private static func isIndexTemporary(_ name: String) -> Bool {
-        name.hasPrefix("index-") && name.hasSuffix(".sqlite.tmp")
+    /// Remembers that the disk ran out of space, if `error` says so (``hasRunOutOfSpace``).
+    private func note(_ error: Error) {
+        if DiskSpace.isExhausted(by: error) { ranOutOfSpace.withLock { $0 = true } }
     }
 }

@@ -149,9 +149,13 @@ public struct BundleVerifier {
             }
         }
         let referenced = Set(blobs.map { BundleFormat.objectPath(sha256: $0.key, format: $0.value.0) })
-        for orphan in listObjects().subtracting(referenced).sorted() {
+        // The updater keeps the blobs of the version it replaced, on purpose: they are no orphans.
+        let kept = ObjectStore.keptFileNames(in: bundleURL)
+        for orphan in listObjects().subtracting(referenced).sorted()
+            where !kept.contains((orphan as NSString).lastPathComponent) {
             report.warnings.append(.init(kind: .orphanBlob, subject: orphan,
-                                         detail: "not listed in the index (left by an interrupted run; the next warm removes it)"))
+                                         detail: "not listed in the index (left by an interrupted run; the next warm "
+                                             + "of this bundle, or the next update a pull installs, removes it)"))
         }
         return report
     }

@@ -87,6 +87,19 @@ public struct BundleMerger: Sendable {
             writer.abandon()
             throw error
         } catch {
+            if writer.hasRunOutOfSpace || DiskSpace.isExhausted(by: error) {
+                // Roughly: the parts' indexes (the merged one is about their size) and what was copied.
+                let indexes = loaded.reduce(0) { total, part in
+                    total + (ObjectStore.fileSize(part.url.appendingPathComponent(BundleFormat.indexFileName)) ?? 0)
+                }
+                let needed = 2 * indexes + writer.bytesWritten
+                let outOfInodes = DiskSpace.isOutOfInodes(at: output.path)
+                writer.abandon()
+                throw BundleMergeError(.fileSystem, "out of disk space: "
+                    + DiskSpace.shortage(at: output.path, needed: needed, outOfInodes: outOfInodes)
+                    + "; free some space there or merge into another disk (-o), then run again; "
+                    + "\(output.path) is unchanged and this merge's files were removed")
+            }
             writer.abandon()
             throw BundleMergeError(.fileSystem, "\(error)")
         }

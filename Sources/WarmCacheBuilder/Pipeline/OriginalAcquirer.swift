@@ -49,8 +49,13 @@ struct OriginalAcquirer: Sendable {
             do {
                 try cache.save(record, at: entry)
             } catch {
+                // Without its record the download is of no use to the next run: it goes (it may be
+                // what filled the disk).
+                unlink(entry.dataPath)
+                let reason = DiskSpace.isExhausted(by: error) ? String(cString: strerror(ENOSPC))
+                    : error.localizedDescription
                 throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
-                    + "\(cache.directory.path): \(error.localizedDescription)"), bytesDownloaded: record.byteCount)
+                    + "\(cache.directory.path): \(reason)"), bytesDownloaded: record.byteCount)
             }
         }
     }

@@ -15,12 +15,21 @@ public struct WarmError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case fileSystem
         /// The bundle would weigh more than the manifest's `budget`; the previous bundle is untouched.
         case overBudget
+        /// A disk (the bundle's or the cache's) ran out of space or inodes: the run stopped, removed
+        /// what it wrote, and the previous bundle is untouched.
+        case outOfSpace
+        /// The bundle was published (``report`` says with which outcome) but the report could not
+        /// be written; the message says why.
+        case reportNotWritten
     }
 
     public var kind: Kind
     public var message: String
     /// The report of the run up to the failure, when there was one.
     public var report: WarmReport?
+    /// Why the report (`--report`) could not be written, when it could not: said after the run's
+    /// own failure, never instead of it.
+    public var reportProblem: String?
 
     public init(_ kind: Kind, _ message: String, report: WarmReport? = nil) {
         self.kind = kind

@@ -81,10 +81,11 @@ public struct WarmPipeline: Sendable {
         let sweep = Task { await BlockingWork.run { originals.sweepLeftovers() } }
 
         let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
+        let space = SpaceWatch()
         let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
         let fetcher = needsNetwork
             ? ImageFetcher(configuration: FetcherConfiguration(plan.fetch, concurrency: options.fetchConcurrency),
-                           logger: logger, onBytes: { tracker.downloaded($0) })
+                           logger: logger, onBytes: { tracker.downloaded($0); space.downloaded($0) })
             : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let processes = options.imagingProcessCommand.map {
@@ -163,7 +164,7 @@ public struct WarmPipeline: Sendable {
                     inFlight += 1
                     group.addTask {
                         await process(source, cached: checks.cached, reusable: checks.reusable, acquirer: acquirer,
-                                      renderer: renderer, slots: imagingSlots)
+                                      renderer: renderer, slots: imagingSlots, space: space)
                     }
                 }
             }
@@ -195,7 +196,7 @@ public struct WarmPipeline: Sendable {
                 finished.removeAll(keepingCapacity: true)
                 completing = done.isEmpty ? nil : Task {
                     await BlockingWork.run {
-                        let reports = Self.complete(done, acquirer: acquirer, writer: writer)
+                        let reports = Self.complete(done, acquirer: acquirer, writer: writer, space: space)
                         var logError: Error?
                         do { try log.append(contentsOf: reports) } catch { logError = error }
                         return (reports, logError)
@@ -232,7 +233,10 @@ public struct WarmPipeline: Sendable {
         }
         await sweep.value
 
-        func finished(_ status: WarmReport.Status) async throws(WarmError) -> WarmReport {
+        /// Writes the report (with `status`) and returns it, with why it could not be written, if
+        /// it could not. Every way out of the run goes through here, so a report that cannot be
+        /// written never hides the run's own outcome.
+        func finished(_ status: WarmReport.Status) async -> (report: WarmReport, problem: String?) {
             // While the report is written, once the confirmations are in: the record of the index
             // just committed (one that cannot be saved only costs the next run a comparison of the
             // rows), then the records' log into their file (nothing writes the records after that).
@@ -249,38 +253,64 @@ public struct WarmPipeline: Sendable {
             report.status = status
             report.seconds = ProcessInfo.processInfo.systemUptime - started
             report.warnings = manifestWarnings + report.warnings.sorted()
+            var problem: String?
             do {
                 if let logFailure {
                     if case .success(let url) = lines { try? FileManager.default.removeItem(at: url) }
                     throw logFailure
                 }
                 let head = report
-                report.sources = try await BlockingWork.run {
+                try await BlockingWork.run {
                     if let reportURL, let lines {
                         try log.write(head, to: reportURL, lines: try lines.get())
                     }
-                    return try log.failures()
                 }
             } catch {
-                await checkpoint.value
-                throw WarmError(.fileSystem, "cannot write the report"
-                    + (options.reportURL.map { " to \($0.path)" } ?? "") + ": \(error)", report: report)
+                problem = "cannot write the report" + (options.reportURL.map { " to \($0.path)" } ?? "")
+                    + ": \(error.localizedDescription)"
             }
+            // The run's failures, for the lines said about them, whether the report was written or not.
+            report.sources = (try? await BlockingWork.run { try log.failures() }) ?? []
             await checkpoint.value
-            return report
+            return (report, problem)
+        }
+        /// The run's failure, with its report and any problem writing that report.
+        func failure(_ kind: WarmError.Kind, _ message: String, status: WarmReport.Status = .failed) async -> WarmError {
+            let (report, problem) = await finished(status)
+            var error = WarmError(kind, message, report: report)
+            error.reportProblem = problem
+            return error
+        }
+
+        /// Stops the run on a full disk: removes what it wrote, then says so in one line (which
+        /// disk, roughly what the run needs there, what is free once its files are gone).
+        func outOfSpace() async -> WarmError {
+            let cachePath = cacheDirectory.standardizedFileURL.path
+            let full = DiskSpace.fullest(of: [bundlePath, cachePath]) ?? bundlePath
+            let attempted = max(1, space.attempted)
+            let needed = (space.downloadedBytes + writer.bytesWritten) / attempted * plan.sources.count
+            let outOfInodes = DiskSpace.isOutOfInodes(at: full)
+            await BlockingWork.run { writer.abandon() }
+            let message = "out of disk space: "
+                + DiskSpace.shortage(at: full, needed: needed, outOfInodes: outOfInodes)
+                + "; free some space there, or put the bundle (-o) or the cache (--cache-dir) on another disk, "
+                + "then run again; \(plan.output.path) is unchanged and this run's files were removed"
+            return await failure(.outOfSpace, message)
         }
 
         let totals = report.totals
+        if space.ranOut || writer.hasRunOutOfSpace {
+            throw await outOfSpace()
+        }
         if options.strict, totals.sourcesFailed > 0 {
             await BlockingWork.run { writer.abandon() }
-            throw WarmError(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
-                + "and --strict is set: nothing was written; \(plan.output.path) is unchanged",
-                report: try await finished(.failed))
+            throw await failure(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
+                + "and --strict is set: nothing was written; \(plan.output.path) is unchanged")
         }
         if totals.sourcesOK == 0, !plan.sources.isEmpty {
             await BlockingWork.run { writer.abandon() }
-            throw WarmError(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
-                + "\(plan.output.path) is unchanged", report: try await finished(.failed))
+            throw await failure(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
+                + "\(plan.output.path) is unchanged")
         }
         do {
             let fingerprint = plan.fingerprint, shard = plan.shard
@@ -299,13 +329,23 @@ public struct WarmPipeline: Sendable {
         } catch let exceeded as BudgetExceeded {
             await BlockingWork.run { writer.abandon() }
             report.payload = exceeded.payload
-            throw WarmError(.overBudget, exceeded.description,
-                            report: try await finished(.failed))
+            throw await failure(.overBudget, exceeded.description)
         } catch {
+            if DiskSpace.isExhausted(by: error) || writer.hasRunOutOfSpace {
+                throw await outOfSpace()
+            }
             await BlockingWork.run { writer.abandon() }
-            throw WarmError(.fileSystem, "\(error)", report: try await finished(.failed))
+            throw await failure(.fileSystem, "\(error)")
         }
-        return try await finished(totals.sourcesFailed == 0 ? .ok : .partial)
+        let status: WarmReport.Status = totals.sourcesFailed == 0 ? .ok : .partial
+        let (done, problem) = await finished(status)
+        if let problem {
+            // The bundle is published: the run's outcome stands, and the report's problem is said after it.
+            var error = WarmError(.reportNotWritten, problem, report: done)
+            error.reportProblem = problem
+            throw error
+        }
+        return done
     }
 
     /// The warning for a variant whose format could not reach its quality target even at its best
@@ -358,10 +398,11 @@ public struct WarmPipeline: Sendable {
     /// source's index rows. A source whose download cannot be recorded, or whose rows cannot be
     /// staged, fails. Blocking (SQLite): runs on a Dispatch thread.
     private static func complete(_ outcomes: [SourceOutcome], acquirer: OriginalAcquirer,
-                                 writer: BundleWriter) -> [SourceReport] {
+                                 writer: BundleWriter, space: SpaceWatch) -> [SourceReport] {
         outcomes.map { outcome in
             var report = outcome.report
             func fail(_ failure: SourceFailure) {
+                space.note(failure)
                 report.status = .failed
                 report.failure = failure
                 report.variants = []
@@ -396,13 +437,14 @@ public struct WarmPipeline: Sendable {
 
     private func process(_ source: PlannedSource, cached: OriginalAcquirer.Cached?,
                          reusable: SourceRenderer.Rendered?, acquirer: OriginalAcquirer, renderer: SourceRenderer,
-                         slots: AsyncSemaphore) async -> SourceOutcome {
+                         slots: AsyncSemaphore, space: SpaceWatch) async -> SourceOutcome {
         let started = ProcessInfo.processInfo.systemUptime
         var outcome = SourceOutcome(report: SourceReport(
             identifier: source.identifier.rawValue, location: source.location.locationText, status: .failed,
             bytesDownloaded: 0, seconds: 0, variants: [], failure: nil, listedAt: source.manifestLocation.description))
         // Logged at debug level only: the caller prints each failure once, from the report.
         func failed(_ failure: SourceFailure) -> SourceOutcome {
+            space.note(failure)
             outcome.report.status = .failed
             outcome.report.failure = failure
             outcome.report.seconds = ProcessInfo.processInfo.systemUptime - started
@@ -410,15 +452,37 @@ public struct WarmPipeline: Sendable {
             return outcome
         }
 
+        // A disk ran out of space: the run stops, so the sources still waiting are not started.
+        guard !space.ranOut else {
+            outcome.report.status = .failed
+            outcome.report.failure = SourceFailure(.fileSystem, "not started: the disk ran out of space")
+            return outcome
+        }
+        space.attempt()
+
         // `reusable` is the earlier render of the cached original (found when its record was
         // read): if the server confirms that original, the source is done.
-        let acquired: OriginalAcquirer.Acquired
+        var fetched: OriginalAcquirer.Acquired
         do {
-            acquired = try await acquirer.acquire(source, cached: cached)
+            fetched = try await acquirer.acquire(source, cached: cached)
         } catch {
             outcome.report.bytesDownloaded = error.bytesDownloaded
             return failed(error.failure)
         }
+        // A download is recorded as soon as it lands, not with its source's other writes once
+        // rendered: a run interrupted (Ctrl-C, a kill) a moment later never downloads it again.
+        if case .downloaded = fetched.pendingRecord {
+            let landed = fetched
+            let recorded = await BlockingWork.run {
+                Result { () throws(OriginalAcquirer.Failure) in try acquirer.writeRecord(of: landed) }
+            }
+            if case .failure(let failure) = recorded {
+                outcome.report.bytesDownloaded = failure.bytesDownloaded
+                return failed(failure.failure)
+            }
+            fetched.pendingRecord = nil
+        }
+        let acquired = fetched
         outcome.acquired = acquired
         outcome.report.bytesDownloaded = acquired.bytesDownloaded
         outcome.report.warnings = acquired.warning.map { [$0] } ?? []
@@ -477,6 +541,28 @@ public struct WarmPipeline: Sendable {
         outcome.report.seconds = ProcessInfo.processInfo.systemUptime - started
         logger.debug("\(source.identifier.rawValue): \(acquired.status.rawValue), \(rendered.variants.count) variants")
         return outcome
+    }
+}
+
+/// What a run knows of its disks running out of space: whether one did (a source's failure or
+/// a record's said so), and what the run downloaded and tried, for a rough estimate of what it needs.
+final class SpaceWatch: Sendable {
+    private let state = Locked((ranOut: false, attempted: 0, downloaded: 0))
+
+    var ranOut: Bool { state.withLock { $0.ranOut } }
+    var attempted: Int { state.withLock { $0.attempted } }
+    var downloadedBytes: Int { state.withLock { $0.downloaded } }
+
+    /// A source started its work.
+    func attempt() { state.withLock { $0.attempted += 1 } }
+
+    func downloaded(_ bytes: Int) { state.withLock { $0.downloaded += bytes } }
+
+    /// Notes a source's failure: one that says a disk is full stops the run.
+    func note(_ failure: SourceFailure) {
+        if DiskSpace.isExhausted(message: failure.message) {
+            state.withLock { $0.ranOut = true }
+        }
     }
 }
 

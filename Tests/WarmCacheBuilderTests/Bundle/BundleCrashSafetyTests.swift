@@ -46,6 +46,25 @@ struct BundleCrashSafetyTests {
         #expect(objects.count == next.contents.variants.count)
     }
 
+    @Test("a failed run removes every blob the published index does not list, even ones it never recorded")
+    func abandonSweepsUnlistedBlobs() throws {
+        let (url, written, before) = try goodBundle()
+        let writer = BundleWriter(bundleURL: url)
+        try writer.prepare()
+        let stored = try writer.storeBlob(Data("new image".utf8), format: .webp)
+        // A blob whose record a full disk lost: only a listing of objects/ finds it.
+        let unrecorded = url.appendingPathComponent(BundleFormat.objectPath(sha256: String(repeating: "e", count: 64),
+                                                                            format: .jpeg))
+        try FileManager.default.createDirectory(at: unrecorded.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("unrecorded".utf8).write(to: unrecorded)
+        writer.abandon()
+        #expect(!FileManager.default.fileExists(atPath: writer.blobURL(sha256: stored.sha256, format: .webp).path))
+        #expect(!FileManager.default.fileExists(atPath: unrecorded.path))
+        #expect(!FileManager.default.fileExists(atPath: url.appendingPathComponent(".tmp").path))
+        try expectIntact(url, written, before)
+        #expect(try BundleVerifier(bundleURL: url).verify().warnings.isEmpty)
+    }
+
     /// A no-op re-warm: the index it would publish is the published one, byte for byte, so the
     /// commit leaves it (and the objects) alone; garbage still goes if an interrupted run left some.
     @Test("a commit that changes nothing leaves the published index in place, but still cleans up after an interrupted run")
