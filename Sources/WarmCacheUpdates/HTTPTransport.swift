@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import WarmCache
 #endif
 
 /// The outcome of one GET.
@@ -235,7 +236,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
             transfer.file = try FileHandle(forWritingTo: transfer.destination)
             completionHandler(.allow)
         } catch {
-            transfer.fail(.fileSystem, "creating \(transfer.destination.path): \(error.localizedDescription)")
+            transfer.fail(.fileSystem, "creating \(transfer.destination.path): \(PlainReason.of(error))")
             completionHandler(.cancel)
         }
     }
@@ -253,7 +254,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
         do {
             try transfer.file?.write(contentsOf: data)
         } catch {
-            transfer.fail(.fileSystem, "writing \(transfer.destination.path): \(error.localizedDescription)")
+            transfer.fail(.fileSystem, "writing \(transfer.destination.path): \(PlainReason.of(error))")
             dataTask.cancel()
         }
     }
@@ -290,10 +291,10 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
                     .truncated(expected: Int(transfer.expectedLength), received: received), url: transfer.url))
             } else if code == .timedOut {
                 transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url,
-                                                                         detail: error.localizedDescription))
+                                                                         detail: PlainReason.of(error)))
             } else {
                 transfer.continuation.resume(throwing: BundleUpdateError(.network, url: transfer.url,
-                                                                         detail: error.localizedDescription))
+                                                                         detail: PlainReason.of(error)))
             }
         } else if transfer.response.status == 200, transfer.expectedLength >= 0,
                   transfer.expectedLength != Int64(received) {

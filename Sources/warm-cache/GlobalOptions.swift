@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import WarmCache
 import WarmCacheBuilder
 
 /// `--quiet` and `--verbose`, shared by every subcommand.

@@ -87,7 +87,7 @@ struct LookupCommand: ParsableCommand {
                 (answer.reason, answer.suggestion) = try explainMiss(cache)
             }
         } catch {
-            try Console.failure("\(error)", json: json)
+            try Console.failure("\(PlainReason.of(error))", json: json)
             throw ExitCode.failure
         }
         if json {

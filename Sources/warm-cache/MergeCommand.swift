@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheBuilder
+import WarmCache
 
 /// `warm-cache merge -o Images.warmcache PART...`: combines the partial bundles of a sharded warm.
 struct MergeCommand: ParsableCommand {
@@ -54,7 +55,7 @@ struct MergeCommand: ParsableCommand {
                 do {
                     try data.write(to: url(report), options: .atomic)
                 } catch {
-                    throw BundleMergeError(.fileSystem, "cannot write the report to \(report): \(error.localizedDescription)")
+                    throw BundleMergeError(.fileSystem, "cannot write the report to \(report): \(PlainReason.of(error))")
                 }
             }
         } catch {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WarmCache
 import WarmCacheBuilder
 import WarmCacheImaging
 
@@ -150,7 +151,7 @@ struct WarmCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
             Console.error("cannot write the report to \(report): cannot create its folder \(folder.path) "
-                + "(\(Self.reason(error))); choose another --report path")
+                + "(\(PlainReason.of(error))); choose another --report path")
             throw ExitCode.failure
         }
         guard FileManager.default.isWritableFile(atPath: folder.path) else {
@@ -158,15 +159,6 @@ struct WarmCommand: AsyncParsableCommand {
                 + "choose another --report path")
             throw ExitCode.failure
         }
-    }
-
-    /// An error's plain reason (Foundation's file errors carry it in the underlying POSIX error).
-    static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return nsError.localizedDescription
     }
 
     /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's failures.

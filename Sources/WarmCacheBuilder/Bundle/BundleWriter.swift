@@ -346,7 +346,7 @@ public final class BundleWriter: Sendable {
             } catch let error as BundleWriterError {
                 throw error
             } catch {
-                throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
+                throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(PlainReason.of(error))")
             }
         }
     }
@@ -457,7 +457,7 @@ public final class BundleWriter: Sendable {
         } catch let error as IndexBuilderError {
             throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
         } catch {
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(PlainReason.of(error))")
         }
         let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
         let counting = DispatchGroup()
@@ -505,7 +505,7 @@ public final class BundleWriter: Sendable {
         } catch let error as BundleWriterError {
             throw error
         } catch {
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(error)")
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(PlainReason.of(error))")
         }
 
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
@@ -515,7 +515,7 @@ public final class BundleWriter: Sendable {
                                 shard: shard)
             try injectFault(.indexBuilt)
         } catch {
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(PlainReason.of(error))")
         }
         let payload = try weigh(indexAt: temporary.path)
         try fileSystem("publishing the index") {
@@ -602,7 +602,7 @@ public final class BundleWriter: Sendable {
         } catch let error as BundleWriterError {
             throw error
         } catch {
-            throw BundleWriterError(.fileSystem, bundleURL: bundleURL, detail: "\(action): \(error.localizedDescription)")
+            throw BundleWriterError(.fileSystem, bundleURL: bundleURL, detail: "\(action): \(PlainReason.of(error))")
         }
     }
 

@@ -73,7 +73,7 @@ public struct BundleMerger: Sendable {
         do {
             try writer.prepare()
         } catch {
-            throw BundleMergeError(.fileSystem, "\(error)")
+            throw BundleMergeError(.fileSystem, "\(PlainReason.of(error))")
         }
         do {
             var added = 0
@@ -88,7 +88,7 @@ public struct BundleMerger: Sendable {
             throw error
         } catch {
             writer.abandon()
-            throw BundleMergeError(.fileSystem, "\(error)")
+            throw BundleMergeError(.fileSystem, "\(PlainReason.of(error))")
         }
     }
 

@@ -50,7 +50,7 @@ struct OriginalAcquirer: Sendable {
                 try cache.save(record, at: entry)
             } catch {
                 throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
-                    + "\(cache.directory.path): \(error.localizedDescription)"), bytesDownloaded: record.byteCount)
+                    + "\(cache.directory.path): \(PlainReason.of(error))"), bytesDownloaded: record.byteCount)
             }
         }
     }
@@ -150,11 +150,13 @@ struct OriginalAcquirer: Sendable {
                 let warning = "revalidation failed (\(error.summary)); using the cached original "
                     + "from \(ISO8601DateFormatter().string(from: checkedAt))"
                 logger.debug("\(url.absoluteString): \(warning)")
-                return cached(record, warning: warning)
+                var acquired = cached(record, warning: warning)
+                acquired.bytesDownloaded = error.bytesReceived
+                return acquired
             }
-            throw Failure(SourceFailure(error))
+            throw Failure(SourceFailure(error), bytesDownloaded: error.bytesReceived)
         } catch {
-            throw Failure(SourceFailure(.connection, "\(error)"))
+            throw Failure(SourceFailure(.connection, "\(PlainReason.of(error))"))
         }
 
         switch outcome {

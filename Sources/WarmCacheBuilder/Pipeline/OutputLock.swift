@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+import WarmCache
 #endif
 
 /// An exclusive lock on one bundle output, so two runs never write the same bundle at once.
@@ -43,7 +44,7 @@ package final class OutputLock {
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
             throw WarmError(.fileSystem, "cannot create the lock folder \(directory.path): "
-                + "\(error.localizedDescription); check that the temporary directory (TMPDIR) is writable")
+                + "\(PlainReason.of(error)); check that the temporary directory (TMPDIR) is writable")
         }
         // Every step works on locals: the object (and its deinit) exists only once the lock is held,
         // so a refused run never closes or truncates a descriptor number it no longer owns.

@@ -1,3 +1,4 @@
+import Foundation
 /// Everything that can go wrong turning one source into variants, with enough context to act
 /// on it: which source, what kind of failure, and what libvips said.
 ///
@@ -52,9 +53,26 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Hashable {
     public var summary: String {
         var text = message
         if let libvipsMessage {
-            text += " (libvips: \(libvipsMessage.split(separator: "\n").joined(separator: "; ")))"
+            let lines = libvipsMessage.split(separator: "\n").map { Self.plain(String($0)) }.filter { !$0.isEmpty }
+            if !lines.isEmpty { text += " (libvips: \(lines.joined(separator: "; ")))" }
         }
         return text
+    }
+
+    /// One line of libvips' error text without its type and operation names: "VipsJpeg: Premature
+    /// end of JPEG file" and "jpegload_buffer: …" keep only what follows the name.
+    static func plain(_ line: String) -> String {
+        var text = line.trimmingCharacters(in: .whitespaces)
+        if let colon = text.firstIndex(of: ":") {
+            let name = text[..<colon]
+            let isTypeName = name.hasPrefix("Vips") && name.dropFirst(4).first?.isUppercase == true
+            let isOperation = !name.isEmpty && !name.contains(" ")
+                && name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }
+            if isTypeName || isOperation {
+                text = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return text.replacing(/\bVips[A-Z][A-Za-z0-9]*/, with: "libvips")
     }
 }
 

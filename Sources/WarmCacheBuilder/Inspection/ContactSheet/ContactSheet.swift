@@ -62,13 +62,13 @@ public struct ContactSheet: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw ContactSheetError.cannotWrite(pageURL.path, reason: error.localizedDescription)
+            throw ContactSheetError.cannotWrite(pageURL.path, reason: PlainReason.of(error))
         }
         let html = try render(pageFolder: folder)
         do {
             try Data(html.utf8).write(to: pageURL, options: .atomic)
         } catch {
-            throw ContactSheetError.cannotWrite(pageURL.path, reason: error.localizedDescription)
+            throw ContactSheetError.cannotWrite(pageURL.path, reason: PlainReason.of(error))
         }
     }
 

@@ -1,9 +1,10 @@
 import Foundation
 
 /// Byte counts as people read them: `0 B`, `812 B`, `14.2 KB`, `3.1 MB`, in decimal units
-/// (1 KB = 1,000 bytes), as file managers and app stores show sizes.
-public enum ByteCountText {
-    public static func format(_ count: Int) -> String {
+/// (1 KB = 1,000 bytes), as file managers and app stores show sizes. Every byte count a user
+/// reads (messages, summaries, reports, the contact sheet's script) is written this one way.
+package enum ByteCountText {
+    package static func format(_ count: Int) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(count)
         var unit = 0
