@@ -114,6 +114,15 @@ struct LookupCommand: ParsableCommand {
                 + (suggestion == nil ? " (URLs are normalised; paths and keys must be written as in the manifest)" : "")
             return (reason, suggestion)
         }
+        if let preset {
+            let presets = try cache.presetNames()
+            if !presets.contains(preset) {
+                let close = ManifestSuggestions.closest(to: preset, in: presets)
+                return ("the bundle has no preset '\(preset)'" + (close.map { " (did you mean '\($0)'?)" } ?? "")
+                    + (presets.isEmpty ? "; its variants were baked without presets"
+                        : "; its presets are " + presets.joined(separator: ", ")), nil)
+            }
+        }
         let all = try cache.images(for: identifier)
         let accepted = Set(try formats())
         let inFormat = all.filter { accepted.contains($0.format) }

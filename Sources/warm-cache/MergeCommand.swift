@@ -66,7 +66,7 @@ struct MergeCommand: ParsableCommand {
             }
         }
         if !logging.quiet {
-            Console.line("Merged \(summary.parts) parts into \(output) in "
+            Console.line("Merged \(summary.parts) part\(summary.parts == 1 ? "" : "s") into \(output) in "
                 + String(format: "%.1f", ProcessInfo.processInfo.systemUptime - started) + " s: "
                 + "\(summary.sources) sources, \(summary.variants) variants, \(summary.blobs) blobs "
                 + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")

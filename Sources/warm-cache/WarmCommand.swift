@@ -119,8 +119,9 @@ struct WarmCommand: AsyncParsableCommand {
             result = try await pipeline.run()
         } catch {
             if let partial = error.report {
-                try writeContactSheet(partial, bundle: nil)
-                printFailures(partial)
+                try writeContactSheet(partial, bundle: nil, whyNoBundle: error.message)
+                // The error's own line below says how many failed: no second summary line.
+                printFailures(partial, withCount: false)
             }
             Console.error(error.message)
             switch error.kind {
@@ -162,16 +163,18 @@ struct WarmCommand: AsyncParsableCommand {
     }
 
     /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's failures.
-    private func writeContactSheet(_ value: WarmReport, bundle: URL?) throws {
+    private func writeContactSheet(_ value: WarmReport, bundle: URL?, whyNoBundle: String? = nil) throws {
         guard let html else { return }
-        try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init)),
+        try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init),
+                                                  whyNoBundle: whyNoBundle),
                                      to: html, quiet: logging.quiet)
     }
 
     private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {
         let totals = report.totals
         let rate = report.seconds > 0 ? Double(totals.sources) / report.seconds : 0
-        Console.line("Wrote \(relative(output)) in \(String(format: "%.1f", report.seconds)) s "
+        let verb = report.unchanged == true ? "Checked \(relative(output)), unchanged," : "Wrote \(relative(output))"
+        Console.line("\(verb) in \(String(format: "%.1f", report.seconds)) s "
             + "(\(String(format: "%.1f", rate)) sources/s)")
         Console.line("  sources:  \(totals.sourcesOK) ok, \(totals.sourcesFailed) failed "
             + "(\(totals.fetched) fetched, \(totals.revalidated) not modified, \(totals.reusedFromCache) from cache)")
@@ -190,14 +193,16 @@ struct WarmCommand: AsyncParsableCommand {
         }
     }
 
-    private func printFailures(_ report: WarmReport) {
+    private func printFailures(_ report: WarmReport, withCount: Bool = true) {
         let failures = report.failures
         guard !failures.isEmpty else { return }
         // One line per failure: where (the URL or file, then the manifest line), why and what to do.
         for source in failures {
             Console.error("\(source.location): \(source.failure?.message ?? "failed") (listed at \(source.listedAt))")
         }
-        Console.error("\(failures.count) of \(report.totals.sources) sources failed")
+        if withCount {
+            Console.error("\(failures.count) of \(report.totals.sources) sources failed")
+        }
     }
 
     private func relative(_ url: URL) -> String {

@@ -162,6 +162,8 @@ def main():
             WebDriverWait(driver, WAIT).until(lambda d: body_data(d, "shownSources") is not None)
             result["filteredSources"] = int(body_data(driver, "matchingSources"))
             result["filteredIdentifiers"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#rows .id")]
+            result["filteredFailuresText"] = driver.find_element(By.ID, "failures").text
+            result["filteredFailureRows"] = len(driver.find_elements(By.CSS_SELECTOR, "#failures tr.failure"))
             # The view is kept in the address: a reload shows the same rows.
             result["hash"] = driver.execute_script("return location.hash;")
             driver.refresh()

@@ -55,6 +55,9 @@ public final class BundleWriter: Sendable {
     /// Whether ``prepare()`` found what an interrupted run leaves (its staging folder or a
     /// half-built index): then the next commit collects garbage even if it changes nothing.
     private let foundInterruptedRun = Locked(false)
+    /// Folders above the bundle that ``prepare()`` created (deepest first): an abandoned first
+    /// run removes them again when they are empty, so `--strict` leaves no empty `Build/` behind.
+    private let createdParents = Locked<[URL]>([])
     private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
@@ -93,6 +96,13 @@ public final class BundleWriter: Sendable {
         }
         discardStaged()
         fanouts.withLock { $0.removeAll() }
+        var missingParents: [URL] = []
+        var parent = bundleURL.deletingLastPathComponent()
+        while parent.path != "/", !fileManager.fileExists(atPath: parent.path) {
+            missingParents.append(parent)
+            parent = parent.deletingLastPathComponent()
+        }
+        createdParents.withLock { $0 = missingParents }
         let halfBuiltIndexes = entries.filter(BundleWriter.isIndexTemporary)
         foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
         try fileSystem("creating the bundle directories") {
@@ -446,7 +456,7 @@ public final class BundleWriter: Sendable {
             try? FileManager.default.removeItem(at: stagingURL)
             let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
                                         blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
-                                        blobsRemoved: 0, payload: payload)
+                                        blobsRemoved: 0, payload: payload, unchanged: true)
             var published = lastPublished
             published.payload = payload
             return (summary, published)
@@ -479,7 +489,7 @@ public final class BundleWriter: Sendable {
             let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
                                         variantCount: (try? builder.count("variants")) ?? 0,
                                         blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0,
-                                        payload: payload)
+                                        payload: payload, unchanged: true)
             builder.discard()
             try? FileManager.default.removeItem(at: stagingURL)
             return (summary, published(summary))
@@ -574,6 +584,8 @@ public final class BundleWriter: Sendable {
         if !hasPublishedBundle {
             discardStaged()
             try? fileManager.removeItem(at: bundleURL)
+            // rmdir(2) removes a folder only when it is empty: whatever else arrived there stays.
+            for folder in createdParents.withLock({ $0 }) where rmdir(folder.path) != 0 { break }
             return
         }
         staged.withLock { builder in

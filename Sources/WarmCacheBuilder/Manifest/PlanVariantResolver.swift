@@ -41,7 +41,8 @@ enum PlanVariantResolver {
         case .cover: fit = .cover(settings.gravity?.value ?? .centre)
         case .contain: fit = .contain(background: settings.background?.value ?? .transparent)
         }
-        if kind != .inside, width == nil || height == nil {
+        // A misspelt size key was reported as unknown already; its missing side is no second problem.
+        if kind != .inside, width == nil || height == nil, !settings.hadUnknownKeys {
             let set = [width.map { _ in "only 'width' is set" }, height.map { _ in "only 'height' is set" }]
                 .compactMap { $0 }.first ?? "neither is set"
             issues.append(PlanIssue(severity: .error, message: "fit '\(kind.rawValue)' fills an exact box, so it needs"

@@ -296,6 +296,7 @@ public struct WarmPipeline: Sendable {
             report.totals.blobsRemoved = summary.blobsRemoved
             report.removedSources = summary.removedSources
             report.payload = summary.payload
+            report.unchanged = summary.unchanged ? true : nil
         } catch let exceeded as BudgetExceeded {
             await BlockingWork.run { writer.abandon() }
             report.payload = exceeded.payload

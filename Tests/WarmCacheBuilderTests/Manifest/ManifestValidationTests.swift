@@ -164,6 +164,15 @@ import Testing
         ])
     }
 
+    @Test func aMisspeltSizeKeyIsReportedAloneWithASuggestion() {
+        let yaml = minimalManifest(presets: "  thumb: { widht: 64, height: 64, fit: cover }",
+                                   images: "  - url: https://cdn.example.com/a.jpg\n    presets: [thumb]")
+        // Not also "fit 'cover' … needs both 'width' and 'height'": that follows from the typo.
+        #expect(fixture.diagnostics(yaml) == [
+            "manifest.yml:4:12: error: unknown key 'widht' in preset 'thumb' (did you mean 'width'?)",
+        ])
+    }
+
     @Test func missingLocalFilesSuggestSiblings() {
         let yaml = minimalManifest(images: """
           - path: Images/d.png

@@ -51,6 +51,8 @@ enum Browser {
         var darkScreenshot: String?
         var filteredSources: Int?
         var filteredIdentifiers: [String]?
+        var filteredFailuresText: String?
+        var filteredFailureRows: Int?
         var hash: String?
         var sourcesAfterReload: Int?
     }
