@@ -79,13 +79,22 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Hashable {
 extension ImagingError {
     /// Wraps a failed libvips call.
     init(_ kind: Kind, source: String, call: VipsCallError) {
-        self.init(kind, source: source, message: "\(call.operation) failed", libvipsMessage: call.log)
+        self.init(kind, source: source, message: "\(Self.step(of: call.operation)) failed", libvipsMessage: call.log)
+    }
+
+    /// What a libvips operation does, in words ("heifsave_buffer" is encoding): users do not
+    /// read operation names.
+    static func step(of operation: String) -> String {
+        if operation.contains("save") { return "encoding" }
+        if operation.contains("load") || operation.contains("header") { return "decoding" }
+        if operation.contains("thumbnail") || operation.contains("resize") { return "resizing" }
+        return "image processing"
     }
 
     /// A decode failure, classified as corrupt/truncated data when libvips' message says so.
     static func decode(source: String, call: VipsCallError) -> ImagingError {
         let kind = DecodeFailureClassifier.kind(of: call.log)
         let message = kind == .corruptOrTruncated ? "the image data is truncated or corrupt" : "decoding failed"
-        return ImagingError(kind, source: source, message: "\(message) (\(call.operation))", libvipsMessage: call.log)
+        return ImagingError(kind, source: source, message: message, libvipsMessage: call.log)
     }
 }
