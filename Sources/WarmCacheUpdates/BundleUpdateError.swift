@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// Why an update failed or was refused. Whatever the kind, the local bundle is exactly as it was
 /// before the update started (readers keep the previous complete version) and nothing new is in

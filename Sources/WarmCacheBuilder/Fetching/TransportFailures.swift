@@ -81,10 +81,8 @@ extension Downloader {
                 return "the connection could not be made in time"
             case .readTimeout, .deadlineExceeded, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
                 return "the server did not answer in time"
-            case .cancelled, .requestStreamCancelled:
+            case .cancelled:
                 return "the request was cancelled"
-            case .serverOfferedUnsupportedApplicationProtocol:
-                return "the server offered a protocol other than HTTP/1.1 or HTTP/2"
             case .invalidProxyResponse, .proxyAuthenticationRequired:
                 return "the proxy refused the request"
             default:
