@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WarmCache
-import WarmCacheBuilder
+@testable import WarmCacheBuilder
 import WarmCacheTestSupport
 
 /// Two runs on one output at once: the second is refused with `locked`, naming the

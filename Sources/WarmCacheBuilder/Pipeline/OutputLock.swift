@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import WarmCache
 #endif
+import WarmCache
 
 /// An exclusive lock on one bundle output, so two runs never write the same bundle at once.
 ///

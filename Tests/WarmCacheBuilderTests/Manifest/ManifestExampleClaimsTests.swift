@@ -49,7 +49,7 @@ import WarmCacheImaging
     }
 
     static func range(_ text: some StringProtocol) -> ClosedRange<Int>? {
-        guard let match = text.firstMatch(of: /(\d+)\s*[-–]\s*(\d+)/), let low = Int(match.output.1),
+        guard let match = String(text).firstMatch(of: /(\d+)\s*[-–]\s*(\d+)/), let low = Int(match.output.1),
               let high = Int(match.output.2) else { return nil }
         return low...high
     }
