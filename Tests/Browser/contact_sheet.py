@@ -9,7 +9,7 @@ canvases that hold pixels, the failure rows, the rows shown for each preset and 
 the effect of typing TEXT into the filter (and of
 reloading the page after it) and of sorting by bytes, and where the screenshots are. The calling test judges the figures.
 
-Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (scripts/install-deps).
+Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (scripts/install-deps --tests).
 Waits on page state, never on sleeps; every wait allows minutes, for a busy CI machine.
 """
 import argparse
