@@ -13,6 +13,16 @@ import Darwin
 /// fetcher's own translation), so no `"\(error)"` of a system error reaches a user.
 package enum PlainReason {
     package static func of(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError {
+            switch decoding {
+            case .dataCorrupted(let context) where context.codingPath.isEmpty:
+                return "it is not valid JSON"
+            case .keyNotFound(let key, _):
+                return "the field '\(key.stringValue)' is missing"
+            default:
+                return "a field has the wrong type or value"
+            }
+        }
         if let posix = error as? POSIXError {
             return String(cString: strerror(posix.code.rawValue))
         }
