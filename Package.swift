@@ -151,8 +151,11 @@ let package = Package(
         .testTarget(
             name: "WarmCacheEndToEndTests",
             dependencies: [
-                "WarmCache", "WarmCacheBuilder", "WarmCacheImaging", "WarmCacheTestSupport",
+                "WarmCache", "WarmCacheBuilder", "WarmCacheImaging", "WarmCacheUpdates", "WarmCacheTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // The HTTP stack's errors, to check the fetcher's words for them.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             resources: [.copy("Fixtures")]
         ),

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// A static file server on 127.0.0.1 in a separate process, so serving costs are not counted
-/// in the tool's own CPU and memory: nginx when it is installed (`scripts/install-deps` brings
+/// in the tool's own CPU and memory: nginx when it is installed (`scripts/install-deps --tests` brings
 /// it), as image servers are, else Python's threading `http.server`.
 ///
 /// On a 2-core machine the server shares the cores with the tool, so its cost per request shows

@@ -150,7 +150,7 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
             summary = "\(where_) redirected to \(target), another origin; the updater follows redirects only "
                 + "within the base URL's scheme, host and port: point the base URL at the final location"
         case .tooLarge(let limit):
-            summary = "\(where_) is larger than the limit of \(limit) bytes; raise the limit in the updater's "
+            summary = "\(where_) is larger than the limit of \(ByteCountText.format(limit)); raise the limit in the updater's "
                 + "configuration if the bundle really is that large"
         case .truncated(let expected, let received):
             summary = "\(where_) ended after \(received) of \(expected) bytes; the transfer was cut, try again"

@@ -305,10 +305,10 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
                     .truncated(expected: Int(transfer.expectedLength), received: received), url: transfer.url))
             } else if code == .timedOut {
                 transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url,
-                                                                         detail: error.localizedDescription))
+                                                                         detail: PlainReason.of(error)))
             } else {
                 transfer.continuation.resume(throwing: BundleUpdateError(.network, url: transfer.url,
-                                                                         detail: error.localizedDescription))
+                                                                         detail: PlainReason.of(error)))
             }
         } else if transfer.response.status == 200, transfer.expectedLength >= 0,
                   transfer.expectedLength != Int64(received) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheBuilder
+import WarmCache
 
 /// Writes a contact sheet for `inspect --html` and `warm --html`, and says where.
 enum ContactSheetOutput {
@@ -20,7 +21,7 @@ enum ContactSheetOutput {
         do {
             try sheet.write(to: url)
         } catch {
-            Console.error("\(error)")
+            Console.error("\(PlainReason.of(error))")
             throw ExitCode.failure
         }
         if !quiet {

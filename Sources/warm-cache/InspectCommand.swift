@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheBuilder
+import WarmCache
 
 /// `warm-cache inspect Images.warmcache`: what a bundle holds.
 struct InspectCommand: ParsableCommand {
@@ -49,7 +50,7 @@ struct InspectCommand: ParsableCommand {
         do {
             report = try inspector.report(largest: largest)
         } catch {
-            try Console.failure("\(error)", json: json)
+            try Console.failure("\(PlainReason.of(error))", json: json)
             throw ExitCode.failure
         }
         if json {
@@ -87,7 +88,7 @@ extension InspectCommand {
         do {
             listing = try inspector.listing()
         } catch {
-            try Console.failure("\(error)", json: json)
+            try Console.failure("\(PlainReason.of(error))", json: json)
             throw ExitCode.failure
         }
         if json {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheUpdates
+import WarmCache
 
 /// `warm-cache keygen keys/images.key`: a new signing key for over-the-air updates.
 struct KeygenCommand: ParsableCommand {
@@ -22,7 +23,7 @@ struct KeygenCommand: ParsableCommand {
         do {
             try key.write(toNewFile: URL(fileURLWithPath: file))
         } catch {
-            Console.error("\(error)")
+            Console.error("\(PlainReason.of(error))")
             throw ExitCode.failure
         }
         Console.line(key.publicKey.base64)

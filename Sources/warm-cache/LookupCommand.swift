@@ -87,7 +87,7 @@ struct LookupCommand: ParsableCommand {
                 (answer.reason, answer.suggestion) = try explainMiss(cache)
             }
         } catch {
-            try Console.failure("\(error)", json: json)
+            try Console.failure("\(PlainReason.of(error))", json: json)
             throw ExitCode.failure
         }
         if json {
@@ -113,6 +113,15 @@ struct LookupCommand: ParsableCommand {
             let reason = "the bundle has no source '\(identifier.rawValue)'"
                 + (suggestion == nil ? " (URLs are normalised; paths and keys must be written as in the manifest)" : "")
             return (reason, suggestion)
+        }
+        if let preset {
+            let presets = try cache.presetNames()
+            if !presets.contains(preset) {
+                let close = ManifestSuggestions.closest(to: preset, in: presets)
+                return ("the bundle has no preset '\(preset)'" + (close.map { " (did you mean '\($0)'?)" } ?? "")
+                    + (presets.isEmpty ? "; its variants were baked without presets"
+                        : "; its presets are " + presets.joined(separator: ", ")), nil)
+            }
         }
         let all = try cache.images(for: identifier)
         let accepted = Set(try formats())

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheBuilder
+import WarmCache
 
 /// `warm-cache merge -o Images.warmcache PART...`: combines the partial bundles of a sharded warm.
 struct MergeCommand: ParsableCommand {
@@ -56,7 +57,7 @@ struct MergeCommand: ParsableCommand {
                 do {
                     try data.write(to: url(report), options: .atomic)
                 } catch {
-                    throw BundleMergeError(.fileSystem, "cannot write the report to \(report): \(error.localizedDescription)")
+                    throw BundleMergeError(.fileSystem, "cannot write the report to \(report): \(PlainReason.of(error))")
                 }
             }
         } catch {
@@ -67,7 +68,7 @@ struct MergeCommand: ParsableCommand {
             }
         }
         if !logging.quiet {
-            Console.line("Merged \(summary.parts) parts into \(output) in "
+            Console.line("Merged \(summary.parts) part\(summary.parts == 1 ? "" : "s") into \(output) in "
                 + String(format: "%.1f", ProcessInfo.processInfo.systemUptime - started) + " s: "
                 + "\(summary.sources) sources, \(summary.variants) variants, \(summary.blobs) blobs "
                 + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")

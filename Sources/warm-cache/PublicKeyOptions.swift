@@ -1,5 +1,6 @@
 import ArgumentParser
 import WarmCacheUpdates
+import WarmCache
 
 /// `--public-key KEY` (repeatable) of `pull` and `verify`: the keys whose signatures are trusted.
 struct PublicKeyOptions: ParsableArguments {
@@ -16,7 +17,7 @@ struct PublicKeyOptions: ParsableArguments {
         do {
             return try publicKeys.map { key throws(SigningError) in try BundlePublicKey(base64: key) }
         } catch {
-            throw ValidationError("--public-key: \(error)")
+            throw ValidationError("--public-key: \(PlainReason.of(error))")
         }
     }
 }

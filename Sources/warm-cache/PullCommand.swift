@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheUpdates
+import WarmCache
 
 /// `warm-cache pull https://cdn.example.com/Images.warmcache/ ./Images.warmcache`: the app's
 /// over-the-air updater, for scripts and servers.
@@ -72,7 +73,7 @@ struct PullCommand: AsyncParsableCommand {
                                             configuration: configuration)
             result = try await updater.update()
         } catch let error as BundleUpdateError {
-            Console.error("\(error)")
+            Console.error("\(PlainReason.of(error))")
             switch error.kind {
             case .busy: throw ExitCodes.locked
             case .fileSystem, .outOfSpace, .notABundle: throw ExitCode.failure

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheBuilder
+import WarmCache
 
 /// `--shard I/N` or `--shard auto`, shared by `warm` and `plan`.
 struct ShardOption: ParsableArguments {
@@ -17,7 +18,7 @@ struct ShardOption: ParsableArguments {
             do {
                 _ = try Shard(parsing: shard)
             } catch {
-                throw ValidationError("--shard: \(error)")
+                throw ValidationError("--shard: \(PlainReason.of(error))")
             }
         }
     }

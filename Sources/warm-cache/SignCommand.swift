@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WarmCacheUpdates
+import WarmCache
 
 /// `warm-cache sign Images.warmcache --key keys/images.key`: (re)signs a bundle's index.
 struct SignCommand: ParsableCommand {
@@ -46,7 +47,7 @@ struct SignCommand: ParsableCommand {
         do {
             signingKey = try request.key()
         } catch {
-            Console.error("\(error)")
+            Console.error("\(PlainReason.of(error))")
             throw ExitCode.failure
         }
         guard let signingKey else {

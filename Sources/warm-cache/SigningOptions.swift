@@ -59,7 +59,7 @@ struct SigningRequest {
             outcome = try BundleSigner(bundleURL: bundle, key: key)
                 .sign(version: version, validity: validity, keepIfCurrent: keepIfCurrent && version == nil && expires == nil)
         } catch {
-            Console.error("\(error)")
+            Console.error("\(PlainReason.of(error))")
             throw ExitCode.failure
         }
         guard !quiet else { return }
@@ -106,7 +106,7 @@ struct SigningOptions: ParsableArguments {
         do {
             key = try request.key()
         } catch {
-            Console.error("\(error)")
+            Console.error("\(PlainReason.of(error))")
             throw ExitCode.failure
         }
         guard let key, !partial else {

@@ -29,7 +29,7 @@ enum StatementCheck {
         do {
             signed = try SignedStatement.readUnverified(data)
         } catch {
-            return .failure(StatementProblem(description: "\(statementURL(bundle).path) is \(error)"))
+            return .failure(StatementProblem(description: "\(statementURL(bundle).path) is \(PlainReason.of(error))"))
         }
         let statement = signed.statement
         let index = try? IndexDigest(contentsOf: bundle.appendingPathComponent(BundleFormat.indexFileName))
@@ -93,7 +93,7 @@ enum StatementCheck {
                 signed = try SignedStatement.verify(data, trustedKeys: trustedKeys)
             }
         } catch {
-            return ([problem("\(error)")], [])
+            return ([problem("\(PlainReason.of(error))")], [])
         }
         let statement = signed.statement
         let index = try? IndexDigest(contentsOf: bundle.appendingPathComponent(BundleFormat.indexFileName))

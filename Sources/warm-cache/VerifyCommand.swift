@@ -32,10 +32,10 @@ struct VerifyCommand: ParsableCommand {
             // A bundle whose index cannot be opened is a finding (exit 2), reported like the others.
             report = VerificationReport(path: bundleURL.path, variantsChecked: 0, blobsChecked: 0, bytesHashed: 0,
                                         problems: [.init(kind: .indexIntegrity, subject: BundleFormat.indexFileName,
-                                                         detail: "\(error)")],
+                                                         detail: "\(PlainReason.of(error))")],
                                         warnings: [])
         } catch {
-            try Console.failure("\(error)", json: json)
+            try Console.failure("\(PlainReason.of(error))", json: json)
             throw ExitCode.failure
         }
         report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed()))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WarmCache
 import WarmCacheBuilder
 import WarmCacheImaging
 
@@ -127,13 +128,14 @@ struct WarmCommand: AsyncParsableCommand {
             reportProblem = error.message
         } catch {
             // The run's own failure first (a full disk is one line: its sources' failures are its
-            // consequences), then what could not be written about it.
+            // consequences; the error's own line says how many failed: no second summary line),
+            // then what could not be written about it.
             if let partial = error.report, error.kind != .outOfSpace {
-                printFailures(partial)
+                printFailures(partial, withCount: false)
             }
             Console.error(error.message)
             if let problem = error.reportProblem { Console.error(problem) }
-            if let partial = error.report { _ = writeContactSheet(partial, bundle: nil) }
+            if let partial = error.report { _ = writeContactSheet(partial, bundle: nil, whyNoBundle: error.message) }
             switch error.kind {
             case .nothingWritten, .strictFailure: throw ExitCodes.nothingWritten
             case .overBudget: throw ExitCodes.overBudget
@@ -165,11 +167,12 @@ struct WarmCommand: AsyncParsableCommand {
     }
 
     /// The contact sheet of the bundle written (none when the run wrote nothing) and the run's
-    /// failures; whether it was written (a failure is said in one line).
-    private func writeContactSheet(_ value: WarmReport, bundle: URL?) -> Bool {
+    /// failures, and with no bundle, why; whether it was written (a failure is said in one line).
+    private func writeContactSheet(_ value: WarmReport, bundle: URL?, whyNoBundle: String? = nil) -> Bool {
         guard let html else { return true }
         do {
-            try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init)),
+            try ContactSheetOutput.write(ContactSheet(bundleURL: bundle, failures: value.failures.map(ContactSheet.Failure.init),
+                                                      whyNoBundle: whyNoBundle),
                                          to: html, quiet: logging.quiet)
             return true
         } catch {
@@ -180,7 +183,8 @@ struct WarmCommand: AsyncParsableCommand {
     private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {
         let totals = report.totals
         let rate = report.seconds > 0 ? Double(totals.sources) / report.seconds : 0
-        Console.line("Wrote \(relative(output)) in \(String(format: "%.1f", report.seconds)) s "
+        let verb = report.unchanged == true ? "Checked \(relative(output)), unchanged," : "Wrote \(relative(output))"
+        Console.line("\(verb) in \(String(format: "%.1f", report.seconds)) s "
             + "(\(String(format: "%.1f", rate)) sources/s)")
         Console.line("  sources:  \(totals.sourcesOK) ok, \(totals.sourcesFailed) failed "
             + "(\(totals.fetched) fetched, \(totals.revalidated) not modified, \(totals.reusedFromCache) from cache)")
@@ -199,14 +203,16 @@ struct WarmCommand: AsyncParsableCommand {
         }
     }
 
-    private func printFailures(_ report: WarmReport) {
+    private func printFailures(_ report: WarmReport, withCount: Bool = true) {
         let failures = report.failures
         guard !failures.isEmpty else { return }
         // One line per failure: where (the URL or file, then the manifest line), why and what to do.
         for source in failures {
             Console.error("\(source.location): \(source.failure?.message ?? "failed") (listed at \(source.listedAt))")
         }
-        Console.error("\(failures.count) of \(report.totals.sources) sources failed")
+        if withCount {
+            Console.error("\(failures.count) of \(report.totals.sources) sources failed")
+        }
     }
 
     private func relative(_ url: URL) -> String {

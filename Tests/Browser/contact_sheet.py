@@ -9,7 +9,7 @@ canvases that hold pixels, the failure rows, the rows shown for each preset and 
 the effect of typing TEXT into the filter (and of
 reloading the page after it) and of sorting by bytes, and where the screenshots are. The calling test judges the figures.
 
-Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (scripts/install-deps).
+Needs Debian's `chromium` and `chromium-driver` and PyPI's `selenium` (scripts/install-deps --tests).
 Waits on page state, never on sleeps; every wait allows minutes, for a busy CI machine.
 """
 import argparse
@@ -162,6 +162,8 @@ def main():
             WebDriverWait(driver, WAIT).until(lambda d: body_data(d, "shownSources") is not None)
             result["filteredSources"] = int(body_data(driver, "matchingSources"))
             result["filteredIdentifiers"] = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#rows .id")]
+            result["filteredFailuresText"] = driver.find_element(By.ID, "failures").text
+            result["filteredFailureRows"] = len(driver.find_elements(By.CSS_SELECTOR, "#failures tr.failure"))
             # The view is kept in the address: a reload shows the same rows.
             result["hash"] = driver.execute_script("return location.hash;")
             driver.refresh()

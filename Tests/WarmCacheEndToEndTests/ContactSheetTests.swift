@@ -107,6 +107,10 @@ import WarmCacheTestSupport
             #expect(report.bytesDescending == report.bytesDescending.sorted(by: >) && report.bytesDescending.count == 3)
             #expect(report.filteredSources == 1)
             #expect(report.filteredIdentifiers == [urls[1].absoluteString])
+            // The filter hides the one failure: the heading says so instead of counting it over an empty table.
+            #expect(report.filteredFailureRows == 0)
+            #expect(report.filteredFailuresText == "No failures match the filter (1 failure in this run)",
+                    "\(report.filteredFailuresText ?? "-")")
             #expect(report.hash == "#q=b.png" && report.sourcesAfterReload == 1, "\(report.hash ?? "-")")
 
             // Not blank, in light and dark.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WarmCache
-import WarmCacheBuilder
+@testable import WarmCacheBuilder
 import WarmCacheTestSupport
 
 /// Two runs on one output at once: the second is refused with `locked`, naming the
@@ -45,6 +45,35 @@ import WarmCacheTestSupport
             #expect(third.failure == nil)
             // The lock lives outside the output's folder: nothing but the bundle ships.
             #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("Out").path) == ["Images.warmcache"])
+            // And it does not stay in the temporary folder either: one file per bundle ever warmed would pile up.
+            let lockFile = OutputLock.lockURL(for: scratch.path("Out/Images.warmcache"))
+            #expect(!FileManager.default.fileExists(atPath: lockFile.path), "\(lockFile.path) was left behind")
         }
+    }
+
+    /// The holder removes its lock file on release; takers that opened the old file meanwhile
+    /// must notice and take the new one. Four threads take one bundle's lock 300 times each:
+    /// never two holders at once, and no file left at the end.
+    @Test func aRemovedLockFileNeverLetsTwoRunsIn() throws {
+        let bundle = FileManager.default.temporaryDirectory
+            .appendingPathComponent("lock-race-\(UUID().uuidString)/Images.warmcache")
+        let holders = Locked(0)
+        let overlaps = Locked(0)
+        let taken = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            var held = 0
+            while held < 300 {
+                guard let lock = try? OutputLock(bundleURL: bundle) else { continue }
+                let inside = holders.withLock { $0 += 1; return $0 }
+                if inside > 1 { overlaps.withLock { $0 += 1 } }
+                holders.withLock { $0 -= 1 }
+                withExtendedLifetime(lock) {}
+                held += 1
+            }
+            taken.withLock { $0 += held }
+        }
+        #expect(overlaps.withLock { $0 } == 0)
+        #expect(taken.withLock { $0 } == 1200)
+        #expect(!FileManager.default.fileExists(atPath: OutputLock.lockURL(for: bundle).path))
     }
 }

@@ -116,7 +116,7 @@ struct SigningCommandTests {
         let unchecked = try await WarmCacheCLI.run(["verify", bundle])
         #expect(unchecked.status == 0 && unchecked.stderr.contains("not checked"), "\(unchecked)")
         let otherKey = try await WarmCacheCLI.run(["verify", bundle, "--public-key", TestKeys.next.publicKey.base64])
-        #expect(otherKey.status == 2 && otherKey.stderr.contains("statement: statement.json: signed by key "
+        #expect(otherKey.status == 2 && otherKey.stderr.contains("error: statement.json: signed by key "
             + TestKeys.publisher.keyID), "\(otherKey)")
 
         let inspected = try await WarmCacheCLI.run(["inspect", bundle])

@@ -216,6 +216,18 @@ public final class CacheBundle: ImageLookup {
         }
     }
 
+    /// The presets the bundle's variants were baked for, sorted (for messages that name them).
+    package func presetNames() throws -> [String] {
+        try query { connection in
+            let statement = try connection.statement("SELECT DISTINCT preset FROM variant_presets ORDER BY preset")
+            var names: [String] = []
+            while try statement.step() {
+                if let bytes = statement.textBytes(0) { names.append(String(decoding: bytes, as: UTF8.self)) }
+            }
+            return names
+        }
+    }
+
     /// Builds the in-memory index now if it is on and not built yet, and waits for it: its variant
     /// count and the bytes it holds, or `nil` if it is off or the index could not be read. For
     /// benchmarks and tests; lookups start the build by themselves.

@@ -75,7 +75,7 @@ public struct CachedImage: Sendable, Hashable, CustomStringConvertible {
             data = try Data(contentsOf: fileURL, options: options)
         } catch {
             throw CacheBundleError(.blobMissing(path: BundleFormat.objectPath(sha256: sha256, format: format)),
-                                   bundleURL: bundleURL, detail: "\(error.localizedDescription)")
+                                   bundleURL: bundleURL, detail: "\(PlainReason.of(error))")
         }
         memoryCache.insert(data, forKey: sha256)
         return data

@@ -24,7 +24,8 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT
     }
 
+    /// SQLite's own words and what was being done; the result code is for programs, not people.
     package var description: String {
-        "SQLite error \(code) while \(context): \(message)"
+        "SQLite failed while \(context): \(message)"
     }
 }

@@ -94,4 +94,6 @@ public struct CommitSummary: Sendable, Hashable {
     public var removedSources: [String] = []
     /// What the published bundle weighs, by format, preset and source (when the commit measured it).
     public var payload: BundlePayload?
+    /// Whether the bundle in place already was this one, so nothing was written.
+    public var unchanged = false
 }

@@ -60,6 +60,9 @@ public final class BundleWriter: Sendable {
     private let ranOutOfSpace = Locked(false)
     /// ``bytesWritten``.
     private let written = Locked(0)
+    /// Folders above the bundle that ``prepare()`` created (deepest first): an abandoned first
+    /// run removes them again when they are empty, so `--strict` leaves no empty `Build/` behind.
+    private let createdParents = Locked<[URL]>([])
     private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
@@ -88,6 +91,13 @@ public final class BundleWriter: Sendable {
         discardStaged()
         fanouts.withLock { $0.removeAll() }
         ranOutOfSpace.withLock { $0 = false }
+        var missingParents: [URL] = []
+        var parent = bundleURL.deletingLastPathComponent()
+        while parent.path != "/", !fileManager.fileExists(atPath: parent.path) {
+            missingParents.append(parent)
+            parent = parent.deletingLastPathComponent()
+        }
+        createdParents.withLock { $0 = missingParents }
         let halfBuiltIndexes = entries.filter(ObjectStore.isIndexTemporary)
         foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
         try fileSystem("creating the bundle directories") {
@@ -356,7 +366,7 @@ public final class BundleWriter: Sendable {
                 throw error
             } catch {
                 note(error)
-                throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
+                throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(PlainReason.of(error))")
             }
         }
     }
@@ -456,7 +466,7 @@ public final class BundleWriter: Sendable {
             try? FileManager.default.removeItem(at: stagingURL)
             let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
                                         blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
-                                        blobsRemoved: 0, payload: payload)
+                                        blobsRemoved: 0, payload: payload, unchanged: true)
             var published = lastPublished
             published.payload = payload
             return (summary, published)
@@ -468,7 +478,7 @@ public final class BundleWriter: Sendable {
             throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
         } catch {
             note(error)
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(error)")
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(PlainReason.of(error))")
         }
         let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
         let counting = DispatchGroup()
@@ -490,7 +500,7 @@ public final class BundleWriter: Sendable {
             let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
                                         variantCount: (try? builder.count("variants")) ?? 0,
                                         blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0,
-                                        payload: payload)
+                                        payload: payload, unchanged: true)
             builder.discard()
             try? FileManager.default.removeItem(at: stagingURL)
             return (summary, published(summary))
@@ -517,7 +527,7 @@ public final class BundleWriter: Sendable {
             throw error
         } catch {
             note(error)
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(error)")
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(PlainReason.of(error))")
         }
 
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
@@ -528,7 +538,7 @@ public final class BundleWriter: Sendable {
             try injectFault(.indexBuilt)
         } catch {
             note(error)
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(error)")
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(PlainReason.of(error))")
         }
         let payload = try weigh(indexAt: temporary.path)
         try fileSystem("publishing the index") {
@@ -594,6 +604,8 @@ public final class BundleWriter: Sendable {
         discardStaged()
         guard hasPublishedBundle else {
             try? fileManager.removeItem(at: bundleURL)
+            // rmdir(2) removes a folder only when it is empty: whatever else arrived there stays.
+            for folder in createdParents.withLock({ $0 }) where rmdir(folder.path) != 0 { break }
             return
         }
         guard let listed = try? ObjectStore.referencedFileNames(ofIndexAt: indexURL.path) else {
@@ -618,7 +630,7 @@ public final class BundleWriter: Sendable {
             throw error
         } catch {
             note(error)
-            throw BundleWriterError(.fileSystem, bundleURL: bundleURL, detail: "\(action): \(error.localizedDescription)")
+            throw BundleWriterError(.fileSystem, bundleURL: bundleURL, detail: "\(action): \(PlainReason.of(error))")
         }
     }
 

@@ -6,6 +6,8 @@ import NIOCore
 struct AttemptFailure: Error {
     let kind: FetchError.Kind
     var retryAfter: Double?
+    /// Body bytes the attempt received before it failed (they were downloaded all the same).
+    var bytesReceived = 0
 }
 
 /// Streams a `200 OK` body into a ``StagingFile`` and checks it on the way:

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import WarmCache
 
 /// Performs one download *attempt*: follows redirects itself (to enforce the scheme
 /// rule and count hops), holds the concurrency permits while a request is on the wire,
@@ -169,7 +170,7 @@ struct Downloader: Sendable {
         do {
             file = try StagingFile(in: destination.deletingLastPathComponent(), for: destination.lastPathComponent)
         } catch {
-            throw AttemptFailure(kind: .fileSystem(String(describing: error)))
+            throw AttemptFailure(kind: .fileSystem(PlainReason.of(error)))
         }
         do {
             do {
@@ -185,15 +186,19 @@ struct Downloader: Sendable {
                 throw CancellationError()
             } catch {
                 if Task.isCancelled { throw CancellationError() }
-                throw receiver.interruption(redact(String(describing: error)))
+                throw receiver.interruption(redact(Self.plainReason(error)))
             }
             let (sha256, format) = try receiver.finish()
             do {
                 try await file.finish()
             } catch {
-                throw AttemptFailure(kind: .fileSystem(String(describing: error)))
+                throw AttemptFailure(kind: .fileSystem(PlainReason.of(error)))
             }
             return StagedDownload(url: file.url, byteCount: receiver.received, sha256: sha256, sniffedFormat: format)
+        } catch var failure as AttemptFailure {
+            file.discard()
+            failure.bytesReceived = receiver.received
+            throw failure
         } catch {
             file.discard()
             throw error

@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import WarmCache
 
 /// Why a download failed, with enough context to act on it: which URL, what went wrong,
 /// and how many attempts were made.
@@ -91,11 +92,14 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var kind: Kind
     /// Attempts made, including the failed last one (0 if none was started).
     public var attempts: Int
+    /// Body bytes received by all attempts before they failed: downloaded, though nothing was kept.
+    public var bytesReceived: Int
 
-    public init(url: URL, kind: Kind, attempts: Int) {
+    public init(url: URL, kind: Kind, attempts: Int, bytesReceived: Int = 0) {
         self.url = url
         self.kind = kind
         self.attempts = attempts
+        self.bytesReceived = bytesReceived
     }
 
     public var description: String {
@@ -194,16 +198,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         return (vowelSound ? "an " : "a ") + noun
     }
 
-    /// "512 bytes", "40 KB", "50 MB" (binary units, as the limit is configured).
+    /// "512 B", "97.7 KB", "50.0 MB": decimal units, as every byte count is written.
     private static func bytes(_ count: Int) -> String {
-        let value = Double(count)
-        if count < 1024 { return "\(count) bytes" }
-        if count < 1024 * 1024 { return trimmed(value / 1024) + " KB" }
-        return trimmed(value / (1024 * 1024)) + " MB"
-    }
-
-    private static func trimmed(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+        ByteCountText.format(count)
     }
 
     private static func seconds(_ value: TimeInterval) -> String {

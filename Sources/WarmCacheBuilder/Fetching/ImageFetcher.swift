@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import WarmCache
 
 /// Downloads original images over HTTP(S) into files, for the build-time pipeline.
 ///
@@ -113,7 +114,8 @@ public final class ImageFetcher: Sendable {
                 // A link, or a copy that is fsynced: blocking, so not on the cooperative pool.
                 try await BlockingWork.run { try staged.install(at: destination) }
             } catch {
-                throw FetchError(url: url, kind: .fileSystem(String(describing: error)), attempts: original.attempts)
+                throw FetchError(url: url, kind: .fileSystem(PlainReason.of(error)), attempts: original.attempts,
+                                 bytesReceived: original.byteCount)
             }
             return .downloaded(original)
         }
@@ -159,6 +161,7 @@ public final class ImageFetcher: Sendable {
         // Ends by returning, or by throwing once `shouldRetry` says no (at the latest on
         // attempt `maxAttempts`).
         var attempt = 0
+        var bytesOfFailedAttempts = 0
         while true {
             attempt += 1
             logger.debug("Download attempt \(attempt) of \(retryPolicy.maxAttempts)")
@@ -182,10 +185,12 @@ public final class ImageFetcher: Sendable {
                     return .downloaded(staged, original)
                 }
             } catch let failure as AttemptFailure {
+                bytesOfFailedAttempts += failure.bytesReceived
                 if isShutDown.withLock({ $0 }) {
-                    throw FetchError(url: url, kind: .shutDown, attempts: attempt)
+                    throw FetchError(url: url, kind: .shutDown, attempts: attempt, bytesReceived: bytesOfFailedAttempts)
                 }
-                let error = FetchError(url: url, kind: failure.kind, attempts: attempt)
+                let error = FetchError(url: url, kind: failure.kind, attempts: attempt,
+                                       bytesReceived: bytesOfFailedAttempts)
                 // A host that never answered in this run and could not be connected to is written
                 // off: retrying it would only multiply the connect timeout.
                 let writtenOff = failure.kind.meansHostUnreachable && downloader.isWrittenOff(url)

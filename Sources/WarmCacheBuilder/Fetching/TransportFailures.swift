@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import WarmCache
 
 extension Downloader {
     /// Translates an error from the HTTP stack (or the attempt's timer) into an
@@ -41,7 +42,7 @@ extension Downloader {
             if let reason = Self.connectFailure(error) {
                 return AttemptFailure(kind: .cannotConnect(host: target, reason: reason))
             }
-            return AttemptFailure(kind: .connection(redact(String(describing: error))))
+            return AttemptFailure(kind: .connection(redact(Self.plainReason(error))))
         }
     }
 
@@ -66,6 +67,42 @@ extension Downloader {
     private static let requestTimeouts: [HTTPClientError] = [
         .deadlineExceeded, .readTimeout, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout,
     ]
+
+    /// What went wrong on the wire, in plain words: never the HTTP stack's type or case names
+    /// (`HTTPClientError.remoteConnectionClosed`, `IOError`, ...).
+    static func plainReason(_ error: Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .remoteConnectionClosed, .uncleanShutdown:
+                return "the server closed the connection before the response was complete"
+            case .bodyLengthMismatch:
+                return "the response's length did not match its Content-Length header"
+            case .connectTimeout, .httpProxyHandshakeTimeout:
+                return "the connection could not be made in time"
+            case .readTimeout, .deadlineExceeded, .writeTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
+                return "the server did not answer in time"
+            case .cancelled:
+                return "the request was cancelled"
+            case .invalidProxyResponse, .proxyAuthenticationRequired:
+                return "the proxy refused the request"
+            default:
+                return "the HTTP exchange failed (the server's answer was not valid HTTP)"
+            }
+        }
+        if let error = error as? IOError {
+            return String(cString: strerror(error.errnoCode))
+        }
+        if let reason = connectFailure(error) {
+            return reason
+        }
+        if String(reflecting: type(of: error)).contains("SSL") {
+            return "the secure (TLS) connection failed; check that the server's certificate is valid for its host"
+        }
+        if error is ChannelError {
+            return "the connection failed"
+        }
+        return PlainReason.of(error)
+    }
 
     /// Why no connection could be made, in plain words, or `nil` if `error` is not about
     /// making a connection.

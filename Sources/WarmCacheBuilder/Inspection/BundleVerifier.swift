@@ -34,7 +34,8 @@ public struct VerificationReport: Sendable, Codable {
         }
 
         public var description: String {
-            var text = "\(kind.rawValue): \(subject): \(detail)"
+            // The kind is for programs (JSON); people read the file and what is wrong with it.
+            var text = "\(subject): \(detail)"
             if let cacheKeys, !cacheKeys.isEmpty {
                 let shown = cacheKeys.prefix(5).joined(separator: ", ")
                 text += "; used by \(cacheKeys.count) variant(s) of \((sources ?? []).joined(separator: ", ")): \(shown)"
@@ -109,7 +110,8 @@ public struct BundleVerifier {
                 report.variantsChecked += 1
                 let cacheKey = rows.text(0)
                 guard let format = ImageFormat(rawValue: rows.text(2)) else {
-                    report.problems.append(.init(kind: .unknownFormat, subject: cacheKey, detail: rows.text(2)))
+                    report.problems.append(.init(kind: .unknownFormat, subject: cacheKey,
+                                                 detail: "unknown image format '\(rows.text(2))' (a newer WarmCache wrote it?)"))
                     continue
                 }
                 if let key = VariantKey(parsing: cacheKey) {
@@ -136,16 +138,16 @@ public struct BundleVerifier {
                              cacheKeys: user?.keys.sorted(), repair: VerificationReport.blobRepair)
             }
             guard let data = try? Data(contentsOf: bundleURL.appendingPathComponent(path), options: .mappedIfSafe) else {
-                report.problems.append(damaged(.missingBlob, "listed in the index, not on disk"))
+                report.problems.append(damaged(.missingBlob, "missing: listed in the index, not on disk"))
                 continue
             }
             report.bytesHashed += data.count
             if data.count != byteCount {
-                report.problems.append(damaged(.sizeMismatch, "index says \(byteCount) bytes, file has \(data.count)"))
+                report.problems.append(damaged(.sizeMismatch, "damaged: the index says \(byteCount) bytes, the file has \(data.count)"))
             }
             let actual = ContentHash.sha256(data)
             if actual != sha256 {
-                report.problems.append(damaged(.hashMismatch, "content hashes to \(actual)"))
+                report.problems.append(damaged(.hashMismatch, "damaged: its content hashes to \(actual), not to its name"))
             }
         }
         let referenced = Set(blobs.map { BundleFormat.objectPath(sha256: $0.key, format: $0.value.0) })

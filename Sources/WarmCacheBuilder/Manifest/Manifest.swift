@@ -84,6 +84,9 @@ struct ManifestVariantSettings {
     var effort: Located<Int>?
     var palette: Located<Bool>?
     var keepICCProfile: Located<Bool>?
+    /// Whether a layer of these settings had an unknown key (already reported, with a "did you
+    /// mean"): a misspelt `widht` then does not also report the width it failed to set.
+    var hadUnknownKeys = false
 
     /// These settings with every value set in `top` taking precedence. Lists (formats, scales,
     /// processors) are replaced whole; quality and encoder options are merged key by key.
@@ -106,6 +109,7 @@ struct ManifestVariantSettings {
         result.effort = top.effort ?? effort
         result.palette = top.palette ?? palette
         result.keepICCProfile = top.keepICCProfile ?? keepICCProfile
+        result.hadUnknownKeys = hadUnknownKeys || top.hadUnknownKeys
         return result
     }
 }

@@ -23,15 +23,4 @@ public enum ManifestByteSize {
         guard bytes.isFinite, bytes < Double(Int.max) else { return nil }
         return Int(bytes)
     }
-
-    /// Renders a byte count compactly (`50MB`, `1536B`), for messages and plan summaries.
-    public static func format(_ bytes: Int) -> String {
-        for (unit, size) in [("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1000)] where bytes % size == 0 && bytes >= size {
-            return "\(bytes / size)\(unit)"
-        }
-        for (unit, size) in [("GiB", 1_073_741_824), ("MiB", 1_048_576), ("KiB", 1024)] where bytes % size == 0 && bytes >= size {
-            return "\(bytes / size)\(unit)"
-        }
-        return "\(bytes)B"
-    }
 }

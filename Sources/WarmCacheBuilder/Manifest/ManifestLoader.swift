@@ -1,5 +1,6 @@
 import Foundation
 import Yams
+import WarmCache
 
 /// Reads a `warm-cache` manifest, validates all of it, and expands it into a ``WarmPlan``.
 ///
@@ -160,7 +161,7 @@ public struct ManifestLoader: Sendable {
             let (message, line, column) = Self.describe(error, yaml: yaml)
             reader.diagnostics.error(message, at: ManifestLocation(file: reader.file, line: line, column: column))
         } catch {
-            reader.diagnostics.error("cannot parse the manifest: \(error)", at: start)
+            reader.diagnostics.error("cannot parse the manifest: \(PlainReason.of(error))", at: start)
         }
         return nil
     }
@@ -184,7 +185,7 @@ public struct ManifestLoader: Sendable {
             let line = prefix.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
             return ("cannot read the manifest: \(problem)", line.count, (line.last?.unicodeScalars.count ?? 0) + 1)
         default:
-            return ("cannot parse the manifest: \(error)", 1, 1)
+            return ("cannot parse the manifest: \(PlainReason.of(error))", 1, 1)
         }
     }
 
@@ -194,8 +195,6 @@ public struct ManifestLoader: Sendable {
     }
 
     private static func reason(for error: any Error) -> String {
-        let nsError = error as NSError
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        return nsError.localizedDescription
+        PlainReason.of(error)
     }
 }

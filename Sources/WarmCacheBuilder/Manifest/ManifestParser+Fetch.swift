@@ -1,5 +1,6 @@
 import Foundation
 import Yams
+import WarmCache
 
 /// Reading `fetch:` into ``FetchSettings``. Values not written keep the defaults documented on
 /// ``FetchSettings``; header values may use `${VAR}` and are kept as ``SecretString``s.
@@ -73,7 +74,7 @@ extension ManifestParser {
         do {
             return try ProxyRoutes.fromEnvironment(environment.variables)
         } catch {
-            diagnostics.error("\(error) (set in the environment; 'fetch.proxy' in the manifest overrides it)",
+            diagnostics.error("\(PlainReason.of(error)) (set in the environment; 'fetch.proxy' in the manifest overrides it)",
                               at: location)
             return ProxyRoutes()
         }
@@ -88,7 +89,7 @@ extension ManifestParser {
         do {
             return try ProxyServer(parsing: value, from: "'fetch.proxy'")
         } catch {
-            diagnostics.error("\(error)", at: text.location)
+            diagnostics.error("\(PlainReason.of(error))", at: text.location)
             return nil
         }
     }

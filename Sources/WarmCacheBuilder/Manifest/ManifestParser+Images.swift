@@ -20,6 +20,7 @@ extension ManifestParser {
         var sources: [(field: ManifestField, source: ManifestImageEntry.Source?)] = []
         var entry = ManifestImageEntry(source: .urls([]), location: location)
         entry.hadUnknownKeys = known.count < fields.count
+        entry.overrides.hadUnknownKeys = entry.hadUnknownKeys
         for field in known {
             switch field.key {
             case "url": sources.append((field, substitutionFreeString(field.value, what: "'url'").map { .url($0) }))

@@ -123,6 +123,7 @@ struct ManifestParser {
         guard let fields = reader.mapping(node, what: "'defaults'") else { return }
         let known = reader.knownFields(fields, allowed: ManifestKeys.defaults, in: "'defaults'",
                                        misplaced: ManifestKeys.defaultsMisplaced)
+        manifest.defaults.hadUnknownKeys = known.count < fields.count
         for field in known {
             switch field.key {
             case "presets": manifest.defaultPresets = parseNameList(field.value, what: "'defaults.presets'")
@@ -146,6 +147,7 @@ struct ManifestParser {
             if let settingFields = reader.mapping(field.value, what: context) {
                 let known = reader.knownFields(settingFields, allowed: ManifestKeys.preset, in: context,
                                                misplaced: ManifestKeys.presetMisplaced)
+                settings.hadUnknownKeys = known.count < settingFields.count
                 for setting in known {
                     parseVariantSetting(setting, into: &settings)
                 }

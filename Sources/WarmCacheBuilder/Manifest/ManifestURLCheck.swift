@@ -17,6 +17,9 @@ enum ManifestURLCheck {
             case fileScheme
             case unsupportedScheme(String)
             case invalidCharacter(Character)
+            case noHost
+            case portNotANumber(String)
+            case portOutOfRange(String)
             case invalid
         }
 
@@ -37,8 +40,16 @@ enum ManifestURLCheck {
                 }.joined()
                 let shown = character == " " ? "a space" : "'\(character)'"
                 return "URL '\(text)' contains \(shown), which must be percent-encoded as \(encoded)"
+            case .noHost:
+                return "URL '\(text)' has no host; write it as https://host/path"
+            case .portNotANumber(let port):
+                return "URL '\(text)' has the port '\(port)', which is not a number; write a port from 1 to 65535 "
+                    + "after the host, or none"
+            case .portOutOfRange(let port):
+                return "URL '\(text)' has the port \(port), out of the range 1–65535; correct the port, or leave it "
+                    + "out for the scheme's default"
             case .invalid:
-                return "invalid URL '\(text)': it needs a host, and a port (if any) must be a number"
+                return "invalid URL '\(text)'; write it as https://host/path (or http://host:port/path)"
             }
         }
     }
@@ -77,6 +88,28 @@ enum ManifestURLCheck {
         return text.first { character in !character.utf8.allSatisfy { allowed[Int($0)] } }
     }
 
+    /// What is wrong with the host and port after `://`, if anything: no host, a port that is
+    /// not a number, or one outside 1–65535.
+    private static func authorityProblem(_ text: String, after start: String.Index) -> Problem.Kind? {
+        let rest = text[start...]
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var port: Substring?
+        if authority.hasPrefix("[") {  // an IPv6 literal: [::1]:8080
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") { port = after.dropFirst() }
+        } else if let colon = authority.lastIndex(of: ":") {
+            port = authority[authority.index(after: colon)...]
+            authority = authority[..<colon]
+        }
+        if authority.isEmpty { return .noHost }
+        guard let port, !port.isEmpty else { return nil }
+        guard port.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .portNotANumber(String(port)) }
+        guard let number = Int(port), (1...65535).contains(number) else { return .portOutOfRange(String(port)) }
+        return nil
+    }
+
     /// A URL that passed: what to fetch, and the normalised text, which is also the source's
     /// identifier (`SourceIdentifier(text)`).
     struct Checked {
@@ -102,6 +135,9 @@ enum ManifestURLCheck {
         }
         if let bad = firstInvalidCharacter(text) {
             return .failure(Problem(text: text, kind: .invalidCharacter(bad)))
+        }
+        if let problem = authorityProblem(text, after: schemeEnd.upperBound) {
+            return .failure(Problem(text: text, kind: problem))
         }
         guard let normalized = SourceIdentifier.normalize(text), let url = URL(string: normalized),
               url.host?.isEmpty == false else {

@@ -26,6 +26,10 @@ struct PlanIssue: Hashable {
 enum PlanVariantResolver {
     /// WebP's limit, the smallest of the common formats', and far beyond any screen.
     static let maximumPixels = 16_383
+    /// `formats` when no layer sets it (manifest.example.yml states it; a test keeps them equal).
+    static let builtInFormats: [FormatChoice] = [.auto()]
+    /// `scales` when no layer sets it.
+    static let builtInScales = [1]
 
     /// - Parameter platforms: the manifest's `platforms:`, which `formats: [smallest]` needs.
     static func requests(for settings: ManifestVariantSettings, platforms: AppPlatforms?)
@@ -41,7 +45,8 @@ enum PlanVariantResolver {
         case .cover: fit = .cover(settings.gravity?.value ?? .centre)
         case .contain: fit = .contain(background: settings.background?.value ?? .transparent)
         }
-        if kind != .inside, width == nil || height == nil {
+        // A misspelt size key was reported as unknown already; its missing side is no second problem.
+        if kind != .inside, width == nil || height == nil, !settings.hadUnknownKeys {
             let set = [width.map { _ in "only 'width' is set" }, height.map { _ in "only 'height' is set" }]
                 .compactMap { $0 }.first ?? "neither is set"
             issues.append(PlanIssue(severity: .error, message: "fit '\(kind.rawValue)' fills an exact box, so it needs"
@@ -59,8 +64,8 @@ enum PlanVariantResolver {
         }
 
         // Without a box the source keeps its pixel size, so every scale would be the same image.
-        var scales = settings.scales?.value.map(\.value) ?? [1]
-        if width == nil, height == nil { scales = [1] }
+        var scales = settings.scales?.value.map(\.value) ?? Self.builtInScales
+        if width == nil, height == nil { scales = Self.builtInScales }
         scales = scales.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
         for (name, side) in [("width", width), ("height", height)] {
             guard let side, let scale = scales.max(), side * scale > maximumPixels else { continue }
@@ -69,7 +74,7 @@ enum PlanVariantResolver {
                                     fields: [name == "width" ? .width : .height, .scales]))
         }
 
-        var formats = settings.formats?.value.map(\.value) ?? [.auto()]
+        var formats = settings.formats?.value.map(\.value) ?? Self.builtInFormats
         if let index = formats.firstIndex(where: { if case .smallest = $0 { true } else { false } }) {
             if let platforms {
                 formats[index] = platforms.smallest

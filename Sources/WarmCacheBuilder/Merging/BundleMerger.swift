@@ -73,7 +73,7 @@ public struct BundleMerger: Sendable {
         do {
             try writer.prepare()
         } catch {
-            throw BundleMergeError(.fileSystem, "\(error)")
+            throw BundleMergeError(.fileSystem, "\(PlainReason.of(error))")
         }
         do {
             var added = 0
@@ -101,7 +101,7 @@ public struct BundleMerger: Sendable {
                     + "\(output.path) is unchanged and this merge's files were removed")
             }
             writer.abandon()
-            throw BundleMergeError(.fileSystem, "\(error)")
+            throw BundleMergeError(.fileSystem, "\(PlainReason.of(error))")
         }
     }
 

@@ -22,7 +22,7 @@ struct BundlePart {
         do {
             bundle = try CacheBundle(contentsOf: url)
         } catch {
-            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): \(error)")
+            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): \(PlainReason.of(error))")
         }
         formatVersion = "\(bundle.info.formatMajor).\(bundle.info.formatMinor)"
         generator = bundle.info.generator
@@ -30,7 +30,7 @@ struct BundlePart {
         do {
             meta = try bundle.query(BundlePart.meta)
         } catch {
-            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index cannot be read: \(error)")
+            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index cannot be read: \(PlainReason.of(error))")
         }
         fingerprint = meta[BundleFormat.MetaKey.manifestFingerprint]
         shard = try meta[BundleFormat.MetaKey.shard].map { text throws(BundleMergeError) in
@@ -91,7 +91,7 @@ struct BundlePart {
         } catch let error as BundleWriterError {
             throw error
         } catch {
-            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index cannot be read: \(error)")
+            throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index cannot be read: \(PlainReason.of(error))")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// Combines the `--report` files of the shards of one manifest into the report of the whole.
 ///
@@ -18,7 +19,7 @@ public enum ReportMerger {
                 value = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: file))
             } catch {
                 throw BundleMergeError(.unreadablePart, "cannot merge the report \(file.path): "
-                    + "it is not readable JSON (\(error.localizedDescription))")
+                    + "it is not readable JSON (\(PlainReason.of(error)))")
             }
             guard case .object(let report) = value, case .array = report["sources"] else {
                 throw BundleMergeError(.unreadablePart, "cannot merge the report \(file.path): "
@@ -44,7 +45,7 @@ public enum ReportMerger {
             let list = lines.isEmpty ? "[]" : "[\n" + lines.joined(separator: ",\n") + "\n]"
             return Data((head.replacingOccurrences(of: "\"sources\":[]", with: "\"sources\":" + list) + "\n").utf8)
         } catch {
-            throw BundleMergeError(.fileSystem, "cannot encode the merged report: \(error)")
+            throw BundleMergeError(.fileSystem, "cannot encode the merged report: \(PlainReason.of(error))")
         }
     }
 

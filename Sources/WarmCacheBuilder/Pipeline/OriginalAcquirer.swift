@@ -53,7 +53,7 @@ struct OriginalAcquirer: Sendable {
                 // what filled the disk).
                 unlink(entry.dataPath)
                 let reason = DiskSpace.isExhausted(by: error) ? String(cString: strerror(ENOSPC))
-                    : error.localizedDescription
+                    : PlainReason.of(error)
                 throw Failure(SourceFailure(.fileSystem, "cannot record the download in the originals cache "
                     + "\(cache.directory.path): \(reason)"), bytesDownloaded: record.byteCount)
             }
@@ -155,11 +155,13 @@ struct OriginalAcquirer: Sendable {
                 let warning = "revalidation failed (\(error.summary)); using the cached original "
                     + "from \(ISO8601DateFormatter().string(from: checkedAt))"
                 logger.debug("\(url.absoluteString): \(warning)")
-                return cached(record, warning: warning)
+                var acquired = cached(record, warning: warning)
+                acquired.bytesDownloaded = error.bytesReceived
+                return acquired
             }
-            throw Failure(SourceFailure(error))
+            throw Failure(SourceFailure(error), bytesDownloaded: error.bytesReceived)
         } catch {
-            throw Failure(SourceFailure(.connection, "\(error)"))
+            throw Failure(SourceFailure(.connection, "\(PlainReason.of(error))"))
         }
 
         switch outcome {

@@ -136,7 +136,7 @@ struct SourceRenderer: Sendable {
             do {
                 stored = try writer.storeBlob(encoded.data, format: encoded.spec.format)
             } catch {
-                throw Failure(failure: SourceFailure(.fileSystem, "cannot store \(key.rawValue): \(error)"))
+                throw Failure(failure: SourceFailure(.fileSystem, "cannot store \(key.rawValue): \(PlainReason.of(error))"))
             }
             variants.append(BundleContents.Variant(
                 key: key, pixelSize: PixelSize(width: encoded.pixelWidth, height: encoded.pixelHeight),
@@ -160,7 +160,7 @@ struct SourceRenderer: Sendable {
         do {
             return try Data(contentsOf: original, options: .alwaysMapped)
         } catch {
-            throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(error.localizedDescription)"))
+            throw Failure(failure: SourceFailure(.fileSystem, "cannot read \(original.path): \(PlainReason.of(error))"))
         }
     }
 

@@ -43,7 +43,7 @@ public struct WarmPipeline: Sendable {
         do {
             engine = try ImagingEngine(configuration: ImagingConfiguration())
         } catch {
-            throw WarmError(.engine, "the imaging engine could not start: \(error)")
+            throw WarmError(.engine, "the imaging engine could not start: \(PlainReason.of(error))")
         }
         try checkEncoders()
         let writer = BundleWriter(bundleURL: plan.output)
@@ -74,7 +74,7 @@ public struct WarmPipeline: Sendable {
                 + "\(cacheDirectory.appendingPathComponent(CacheRecords.fileName).path): \(error.message); "
                 + "check the cache directory's permissions, or delete the file (originals are then downloaded again)")
         } catch {
-            throw WarmError(.fileSystem, "\(error)")
+            throw WarmError(.fileSystem, "\(PlainReason.of(error))")
         }
         let originals = OriginalsCache(cacheDirectory: cacheDirectory, records: records)
         // Interrupted runs' leftovers are swept while this run works (only files older than an hour go).
@@ -112,7 +112,7 @@ public struct WarmPipeline: Sendable {
             log = try await BlockingWork.run { try SourceReportLog(keepsEveryLine: keepsEveryLine) }
         } catch {
             await BlockingWork.run { writer.abandon() }
-            throw WarmError(.fileSystem, "cannot create the report's temporary file: \(error)")
+            throw WarmError(.fileSystem, "cannot create the report's temporary file: \(PlainReason.of(error))")
         }
         // Sources enter through a window: twice as many as can be fetched and hold an imaging
         // slot at once, so nothing waits for work, and memory holds only what is in flight (and
@@ -267,7 +267,7 @@ public struct WarmPipeline: Sendable {
                 }
             } catch {
                 problem = "cannot write the report" + (options.reportURL.map { " to \($0.path)" } ?? "")
-                    + ": \(error.localizedDescription)"
+                    + ": \(PlainReason.of(error))"
             }
             // The run's failures, for the lines said about them, whether the report was written or not.
             report.sources = (try? await BlockingWork.run { try log.failures() }) ?? []
@@ -326,6 +326,7 @@ public struct WarmPipeline: Sendable {
             report.totals.blobsRemoved = summary.blobsRemoved
             report.removedSources = summary.removedSources
             report.payload = summary.payload
+            report.unchanged = summary.unchanged ? true : nil
         } catch let exceeded as BudgetExceeded {
             await BlockingWork.run { writer.abandon() }
             report.payload = exceeded.payload
@@ -335,7 +336,7 @@ public struct WarmPipeline: Sendable {
                 throw await outOfSpace()
             }
             await BlockingWork.run { writer.abandon() }
-            throw await failure(.fileSystem, "\(error)")
+            throw await failure(.fileSystem, "\(PlainReason.of(error))")
         }
         let status: WarmReport.Status = totals.sourcesFailed == 0 ? .ok : .partial
         let (done, problem) = await finished(status)
@@ -421,7 +422,7 @@ public struct WarmPipeline: Sendable {
                 do {
                     try writer.add(rows.source, variants: rows.variants)
                 } catch {
-                    fail(SourceFailure(.fileSystem, "cannot add it to the index: \(error)"))
+                    fail(SourceFailure(.fileSystem, "cannot add it to the index: \(PlainReason.of(error))"))
                 }
             }
             return report
@@ -511,7 +512,7 @@ public struct WarmPipeline: Sendable {
                     // the other imaging processes sit idle. Downloaded, cached or local alike.
                     try await slots.acquire(priority: pending.byteCount)
                 } catch {
-                    return failed(SourceFailure(.imaging, "\(error)"))
+                    return failed(SourceFailure(.imaging, "\(PlainReason.of(error))"))
                 }
                 // The slot is the imaging process's: it is handed on as soon as the source is
                 // encoded, so that process starts its next source while this one's blobs are stored.

@@ -32,6 +32,9 @@ public struct WarmReport: Sendable, Codable {
     public var payload: BundlePayload?
     /// The manifest's (or `--budget`'s) limit on ``payload``'s bytes, if any.
     public var budget: Int?
+    /// `true` when the bundle at the output already held exactly what this run baked, so nothing
+    /// was written; absent when a bundle was written or none was.
+    public var unchanged: Bool?
 
     public enum Status: String, Sendable, Codable {
         case ok, partial, failed

@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 extension Shard {
     /// A CI system's variables for a job's place among its parallel copies.
@@ -42,7 +43,7 @@ extension Shard {
                 try self.init(index: index - system.base + 1, count: count)
             } catch {
                 throw ShardError("--shard auto: \(system.index)=\(index) and \(system.count)=\(count) "
-                    + "(\(system.system), counting from \(system.base)) give no valid shard: \(error)")
+                    + "(\(system.system), counting from \(system.base)) give no valid shard: \(PlainReason.of(error))")
             }
             return
         }

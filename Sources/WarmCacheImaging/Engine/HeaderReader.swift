@@ -27,7 +27,8 @@ enum HeaderReader {
         }
         guard let family = InputLoaders.family(ofLoader: loaderName) else {
             throw ImagingError(.unsupportedFormat, source: name,
-                               message: "input format \(loaderName) is not accepted")
+                               message: "it is \(InputLoaders.refusedFormat(ofLoader: loaderName)), which WarmCache does "
+                                   + "not bake; link a JPEG, PNG, WebP, GIF, HEIF/AVIF, JPEG XL or TIFF version instead")
         }
         let header: VipsImage
         do {

@@ -24,7 +24,7 @@ public struct ImagingConfiguration: Sendable, Hashable, Codable {
     /// Encoder settings used when a ``VariantSpec`` leaves them `nil`.
     public var encoderDefaults: EncoderDefaults
 
-    public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 50 * 1024 * 1024,
+    public init(maxPixels: Int = 100_000_000, maxInputBytes: Int = 50_000_000,
                 failOnCorruptData: Bool = true, cascade: Bool = true,
                 fastShrinkOnLoad: Bool = true, encoderDefaults: EncoderDefaults = EncoderDefaults()) {
         self.maxPixels = maxPixels

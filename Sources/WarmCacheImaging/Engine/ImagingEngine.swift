@@ -58,7 +58,8 @@ public final class ImagingEngine: Sendable {
     public func open(_ bytes: Data, name: String) throws(ImagingError) -> OpenedSource {
         guard bytes.count <= configuration.maxInputBytes else {
             throw ImagingError(.tooManyBytes, source: name,
-                               message: "\(bytes.count) bytes exceeds the limit of \(configuration.maxInputBytes)")
+                               message: "it is \(ByteCountText.format(bytes.count)), over the \(ByteCountText.format(configuration.maxInputBytes)) "
+                                   + "limit for one source")
         }
         let header = try HeaderReader.read(bytes, name: name, failOn: failLevel)
         let info = header.info

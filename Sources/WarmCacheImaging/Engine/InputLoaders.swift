@@ -21,6 +21,23 @@ enum InputLoaders {
         return accepted[key]
     }
 
+    /// What a refused loader reads, in a user's words ("an SVG image", "a PDF document"): never
+    /// libvips' type name.
+    static func refusedFormat(ofLoader typeName: String) -> String {
+        var key = typeName.lowercased()
+        if key.hasPrefix("vipsforeignload") { key.removeFirst("vipsforeignload".count) }
+        for suffix in ["buffer", "source", "file"] where key.hasSuffix(suffix) { key.removeLast(suffix.count) }
+        let names: [String: String] = [
+            "svg": "an SVG image", "pdf": "a PDF document", "magick": "an image only ImageMagick reads",
+            "magick7": "an image only ImageMagick reads", "jp2k": "a JPEG 2000 image", "fits": "a FITS image",
+            "openexr": "an OpenEXR image", "rad": "a Radiance HDR image", "ppm": "a PPM/PGM image",
+            "csv": "a CSV file", "matrix": "a matrix file", "mat": "a MATLAB file", "analyze": "an Analyze image",
+            "openslide": "a slide-scanner image", "vips": "a VIPS image", "webp": "a WebP image",
+            "heif": "a HEIF image", "raw": "a raw camera image", "dcraw": "a raw camera image",
+        ]
+        return names[key] ?? "an image format (\(key.isEmpty ? "unknown" : key))"
+    }
+
     /// The output format that matches a loader family. HEIF files are AVIF when their
     /// compression is AV1 and HEIC otherwise.
     static func format(ofFamily family: String, heifCompression: String?) -> ImageFormat? {

@@ -1,3 +1,4 @@
+import Foundation
 /// Everything that can go wrong turning one source into variants, with enough context to act
 /// on it: which source, what kind of failure, and what libvips said.
 ///
@@ -52,22 +53,48 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Hashable {
     public var summary: String {
         var text = message
         if let libvipsMessage {
-            text += " (libvips: \(libvipsMessage.split(separator: "\n").joined(separator: "; ")))"
+            let lines = libvipsMessage.split(separator: "\n").map { Self.plain(String($0)) }.filter { !$0.isEmpty }
+            if !lines.isEmpty { text += " (libvips: \(lines.joined(separator: "; ")))" }
         }
         return text
+    }
+
+    /// One line of libvips' error text without its type and operation names: "VipsJpeg: Premature
+    /// end of JPEG file" and "jpegload_buffer: …" keep only what follows the name.
+    static func plain(_ line: String) -> String {
+        var text = line.trimmingCharacters(in: .whitespaces)
+        if let colon = text.firstIndex(of: ":") {
+            let name = text[..<colon]
+            let isTypeName = name.hasPrefix("Vips") && name.dropFirst(4).first?.isUppercase == true
+            let isOperation = !name.isEmpty && !name.contains(" ")
+                && name.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }
+            if isTypeName || isOperation {
+                text = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return text.replacing(/\bVips[A-Z][A-Za-z0-9]*/, with: "libvips")
     }
 }
 
 extension ImagingError {
     /// Wraps a failed libvips call.
     init(_ kind: Kind, source: String, call: VipsCallError) {
-        self.init(kind, source: source, message: "\(call.operation) failed", libvipsMessage: call.log)
+        self.init(kind, source: source, message: "\(Self.step(of: call.operation)) failed", libvipsMessage: call.log)
+    }
+
+    /// What a libvips operation does, in words ("heifsave_buffer" is encoding): users do not
+    /// read operation names.
+    static func step(of operation: String) -> String {
+        if operation.contains("save") { return "encoding" }
+        if operation.contains("load") || operation.contains("header") { return "decoding" }
+        if operation.contains("thumbnail") || operation.contains("resize") { return "resizing" }
+        return "image processing"
     }
 
     /// A decode failure, classified as corrupt/truncated data when libvips' message says so.
     static func decode(source: String, call: VipsCallError) -> ImagingError {
         let kind = DecodeFailureClassifier.kind(of: call.log)
         let message = kind == .corruptOrTruncated ? "the image data is truncated or corrupt" : "decoding failed"
-        return ImagingError(kind, source: source, message: "\(message) (\(call.operation))", libvipsMessage: call.log)
+        return ImagingError(kind, source: source, message: message, libvipsMessage: call.log)
     }
 }

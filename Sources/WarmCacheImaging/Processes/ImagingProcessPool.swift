@@ -231,7 +231,7 @@ private final class JobQueue: @unchecked Sendable {
                     current = try ImagingProcess(command: command, setup: setup)
                 } catch {
                     return .failure(ImagingError(.engineUnavailable, source: job.name,
-                        message: "cannot start an imaging process (\(command.joined(separator: " "))): \(error)"))
+                        message: "cannot start an imaging process (\(command.joined(separator: " "))): \(PlainReason.of(error))"))
                 }
                 process = current
             }

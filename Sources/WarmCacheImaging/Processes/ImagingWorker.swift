@@ -28,7 +28,7 @@ package enum ImagingWorker {
         } catch is ImagingWire.BrokenPipe {
             return 1  // the warm is gone (killed, or it gave up on this process): nothing to tell anyone
         } catch {
-            FileHandle.standardError.write(Data("warm-cache imaging-worker: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("warm-cache imaging-worker: \(PlainReason.of(error))\n".utf8))
             return 1
         }
     }

@@ -80,7 +80,7 @@ package struct BundleSigner: Sendable {
         do {
             _ = try CacheBundle(contentsOf: bundleURL, configuration: CacheBundle.Configuration(maximumConnections: 1))
         } catch {
-            throw SigningError("\(indexURL.path) is not a WarmCache index this version reads (\(error)); "
+            throw SigningError("\(indexURL.path) is not a WarmCache index this version reads (\(PlainReason.of(error))); "
                 + "sign a bundle directory that `warm-cache warm` or `merge` wrote")
         }
         do {
@@ -98,7 +98,7 @@ package struct BundleSigner: Sendable {
             return try SignedStatement.readUnverified(data)
         } catch {
             guard needed else { return nil }
-            throw SigningError("\(statementURL.path) is \(error), so the next version is unknown; give the "
+            throw SigningError("\(statementURL.path) is \(PlainReason.of(error)), so the next version is unknown; give the "
                 + "version (higher than the last one published) with --version")
         }
     }

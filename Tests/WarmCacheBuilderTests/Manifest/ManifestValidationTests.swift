@@ -143,6 +143,8 @@ import Testing
               - file:///tmp/d.jpg
               - https://cdn.example.com/my photo.jpg
               - https://:80/e.jpg
+              - https://cdn.example.com:99999/f.jpg
+              - https://cdn.example.com:8o/g.jpg
             presets: [thumb]
         """)
         #expect(fixture.diagnostics(yaml) == [
@@ -154,8 +156,20 @@ import Testing
             "manifest.yml:11:9: error: file URLs are not fetched: 'file:///tmp/d.jpg'; use 'path:' for a local file",
             "manifest.yml:12:9: error: URL 'https://cdn.example.com/my photo.jpg' contains a space, which must be"
                 + " percent-encoded as %20",
-            "manifest.yml:13:9: error: invalid URL 'https://:80/e.jpg': it needs a host, and a port (if any) must be"
-                + " a number",
+            "manifest.yml:13:9: error: URL 'https://:80/e.jpg' has no host; write it as https://host/path",
+            "manifest.yml:14:9: error: URL 'https://cdn.example.com:99999/f.jpg' has the port 99999, out of the range"
+                + " 1–65535; correct the port, or leave it out for the scheme's default",
+            "manifest.yml:15:9: error: URL 'https://cdn.example.com:8o/g.jpg' has the port '8o', which is not a number;"
+                + " write a port from 1 to 65535 after the host, or none",
+        ])
+    }
+
+    @Test func aMisspeltSizeKeyIsReportedAloneWithASuggestion() {
+        let yaml = minimalManifest(presets: "  thumb: { widht: 64, height: 64, fit: cover }",
+                                   images: "  - url: https://cdn.example.com/a.jpg\n    presets: [thumb]")
+        // Not also "fit 'cover' … needs both 'width' and 'height'": that follows from the typo.
+        #expect(fixture.diagnostics(yaml) == [
+            "manifest.yml:4:12: error: unknown key 'widht' in preset 'thumb' (did you mean 'width'?)",
         ])
     }
 

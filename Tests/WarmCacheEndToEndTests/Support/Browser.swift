@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Headless Chromium driven by `Tests/Browser/contact_sheet.py` (Selenium): opens a contact sheet
-/// and reports what it shows. Installed by `scripts/install-deps`.
+/// and reports what it shows. Installed by `scripts/install-deps --tests`.
 enum Browser {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -51,6 +51,8 @@ enum Browser {
         var darkScreenshot: String?
         var filteredSources: Int?
         var filteredIdentifiers: [String]?
+        var filteredFailuresText: String?
+        var filteredFailureRows: Int?
         var hash: String?
         var sourcesAfterReload: Int?
     }
@@ -66,7 +68,7 @@ enum Browser {
         let result = try await run("/usr/bin/env", ["python3"] + arguments, timeout: 600)
         guard result.status == 0 else {
             throw BrowserError("the browser check failed (exit \(result.status)); is Chromium installed "
-                + "(scripts/install-deps)?\n\(result.stderr)")
+                + "(scripts/install-deps --tests)?\n\(result.stderr)")
         }
         do {
             return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A real HTTP proxy (Debian's `tinyproxy`, installed by scripts/install-deps) on 127.0.0.1,
+/// A real HTTP proxy (Debian's `tinyproxy`, installed by scripts/install-deps --tests) on 127.0.0.1,
 /// started by a test and stopped afterwards.
 final class TinyProxy: @unchecked Sendable {
     let port: Int
@@ -17,7 +17,7 @@ final class TinyProxy: @unchecked Sendable {
         case notInstalled, didNotStart(String)
         var description: String {
             switch self {
-            case .notInstalled: return "tinyproxy is not installed; run scripts/install-deps (Debian: tinyproxy-bin)"
+            case .notInstalled: return "tinyproxy is not installed; run scripts/install-deps --tests (Debian: tinyproxy-bin)"
             case .didNotStart(let log): return "tinyproxy did not start listening: \(log)"
             }
         }

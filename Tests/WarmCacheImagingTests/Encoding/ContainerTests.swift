@@ -63,7 +63,8 @@ import WarmCache
     @Test func errorsDescribeTheSourceAndLibvips() {
         let error = ImagingError(.corruptOrTruncated, source: "https://x/cat.jpg", message: "the data is truncated",
                                  libvipsMessage: "VipsJpeg: Premature end\nof input")
-        #expect(error.description == "https://x/cat.jpg: the data is truncated (libvips: VipsJpeg: Premature end; of input)")
+        // libvips' words, without its type names (VipsJpeg).
+        #expect(error.description == "https://x/cat.jpg: the data is truncated (libvips: Premature end; of input)")
         #expect(DecodeFailureClassifier.kind(of: "vipspng: libpng read error") == .corruptOrTruncated)
         #expect(DecodeFailureClassifier.kind(of: "VipsJpeg: Unsupported JPEG process: SOF type 0xc3") == .decodeFailed)
     }

@@ -47,11 +47,17 @@ public struct ContactSheet: Sendable {
     public let bundleURL: URL?
     /// Failures to list; empty for `inspect`, which only knows the bundle.
     public var failures: [Failure]
+    /// Why no bundle was written, shown at the top of a page without one (e.g. "1 of 4 sources
+    /// failed and --strict is set: nothing was written; … is unchanged").
+    public var whyNoBundle: String?
 
-    /// - Parameter bundleURL: the bundle to show; `nil` when the run left no bundle to show.
-    public init(bundleURL: URL?, failures: [Failure] = []) {
+    /// - Parameters:
+    ///   - bundleURL: the bundle to show; `nil` when the run left no bundle to show.
+    ///   - whyNoBundle: for a page without a bundle, the run's reason for writing none.
+    public init(bundleURL: URL?, failures: [Failure] = [], whyNoBundle: String? = nil) {
         self.bundleURL = bundleURL
         self.failures = failures
+        self.whyNoBundle = whyNoBundle
     }
 
     /// Reads the bundle and writes the page to `pageURL` atomically (a failure leaves any
@@ -62,13 +68,13 @@ public struct ContactSheet: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw ContactSheetError.cannotWrite(pageURL.path, reason: error.localizedDescription)
+            throw ContactSheetError.cannotWrite(pageURL.path, reason: PlainReason.of(error))
         }
         let html = try render(pageFolder: folder)
         do {
             try Data(html.utf8).write(to: pageURL, options: .atomic)
         } catch {
-            throw ContactSheetError.cannotWrite(pageURL.path, reason: error.localizedDescription)
+            throw ContactSheetError.cannotWrite(pageURL.path, reason: PlainReason.of(error))
         }
     }
 
@@ -80,6 +86,7 @@ public struct ContactSheet: Sendable {
                                              link: RelativeLink.from(folder: pageFolder, to: bundleURL))
         } else {
             data = ContactSheetData()
+            data.summary.whyNoBundle = whyNoBundle ?? ""
         }
         data.failures = failures
         return try ContactSheetPage.html(title: bundleURL?.lastPathComponent ?? "No bundle written", data: data)

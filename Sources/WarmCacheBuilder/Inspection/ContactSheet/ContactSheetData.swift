@@ -27,6 +27,8 @@ struct ContactSheetData: Encodable {
         var blobBytes = 0
         var sourceBytes = 0
         var placeholders = 0
+        /// Why the run wrote no bundle (when it wrote none): the run's own message.
+        var whyNoBundle = ""
     }
 
     struct Source: Encodable {

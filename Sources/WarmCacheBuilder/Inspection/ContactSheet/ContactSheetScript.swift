@@ -32,7 +32,8 @@ enum ContactSheetScript {
 
   function header() {
     const s = D.summary;
-    $("summary").innerHTML = s.path === "" ? "This run wrote no bundle."
+    $("summary").innerHTML = s.path === ""
+      ? "This run wrote no bundle" + (s.whyNoBundle ? ": " + esc(s.whyNoBundle) + "." : ".")
       : "<b>" + num(s.sources) + "</b> sources (" + bytes(s.sourceBytes) + " of originals), <b>"
         + num(s.variants) + "</b> variants in " + num(s.blobs) + " files (" + bytes(s.blobBytes) + "), "
         + num(s.placeholders) + " placeholders · format " + esc(s.formatVersion) + " · " + esc(s.generator)
@@ -52,11 +53,16 @@ enum ContactSheetScript {
     section.hidden = D.failures.length === 0;
     if (section.hidden) return;
     const limit = 200;
-    section.innerHTML = "<h2>" + num(D.failures.length) + (D.failures.length === 1 ? " failure" : " failures")
-      + "</h2><table><tr><th>source</th><th>why</th><th>listed at</th></tr>"
+    const all = num(D.failures.length) + (D.failures.length === 1 ? " failure" : " failures");
+    // With a filter the heading counts what the table shows, and an empty table is not drawn.
+    const heading = list.length === D.failures.length ? all
+      : (list.length === 0 ? "No failures match the filter" : num(list.length) + " match the filter")
+        + " (" + all + " in this run)";
+    section.innerHTML = "<h2>" + heading + "</h2>" + (list.length === 0 ? ""
+      : "<table><tr><th>source</th><th>why</th><th>listed at</th></tr>"
       + list.slice(0, limit).map((f) => '<tr class="failure"><td class="id">' + esc(f[0])
         + (f[1] !== f[0] ? '<br><span class="path">' + esc(f[1]) + "</span>" : "") + "</td><td>" + esc(f[3])
-        + '</td><td class="path">' + esc(f[2]) + "</td></tr>").join("") + "</table>"
+        + '</td><td class="path">' + esc(f[2]) + "</td></tr>").join("") + "</table>")
       + (list.length > limit
         ? "<p>… and " + num(list.length - limit) + " more: narrow them with the filter.</p>" : "");
   }
