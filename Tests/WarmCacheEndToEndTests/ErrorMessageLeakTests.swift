@@ -83,9 +83,14 @@ import WarmCacheUpdates
             .tooLarge(limit: 50_000_000), .truncated(expected: 100, received: 10),
             .hashMismatch(expected: "aa", actual: "bb"), .sizeMismatch(expected: 10, actual: 12), .invalidIndex,
             .unsupportedVersion(found: 3, supported: 1), .timedOut, .network, .busy, .fileSystem,
+            .outOfSpace(needed: 2_500_000), .outOfSpace(needed: nil), .notABundle,
         ]
         return kinds.map { kind in
-            let url = kind == .busy || kind == .fileSystem ? bundle : index
+            let local: Bool = switch kind {
+            case .busy, .fileSystem, .outOfSpace, .notABundle: true
+            default: false
+            }
+            let url = local ? bundle : index
             return Sample(type: "BundleUpdateError.swift:BundleUpdateError", kind: caseName(kind),
                           message: BundleUpdateError(kind, url: url, detail: kind == .fileSystem
                               ? "writing: " + PlainReason.of(CocoaError(.fileWriteOutOfSpace)) : "").description)
@@ -139,7 +144,8 @@ import WarmCacheUpdates
         samples += mergeKinds.map { Sample(type: "BundleMergeError.swift:BundleMergeError", kind: caseName($0),
                                            message: BundleMergeError($0, "cannot merge parts/p1.warmcache: "
                                                + PlainReason.of(POSIXError(.ENOENT))).description) }
-        let warmKinds: [WarmError.Kind] = [.nothingWritten, .strictFailure, .locked, .engine, .fileSystem, .overBudget]
+        let warmKinds: [WarmError.Kind] = [.nothingWritten, .strictFailure, .locked, .engine, .fileSystem, .overBudget,
+                                           .outOfSpace, .reportNotWritten]
         samples += warmKinds.map { Sample(type: "WarmError.swift:WarmError", kind: caseName($0),
                                           message: WarmError($0, "cannot write the report to /tmp/r.json: "
                                               + PlainReason.of(CocoaError(.fileNoSuchFile))).description) }

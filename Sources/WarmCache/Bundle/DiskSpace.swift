@@ -24,7 +24,8 @@ package enum DiskSpace {
             return true
         }
         if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileWriteOutOfSpace.rawValue { return true }
-        return isExhausted(message: "\(error)")
+        // Its text, only to classify it (never shown).
+        return isExhausted(message: String(reflecting: error))
     }
 
     /// Whether `message` carries the system's words for a full disk or quota (`strerror(ENOSPC)`,
