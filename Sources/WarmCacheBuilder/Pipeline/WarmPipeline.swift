@@ -34,312 +34,24 @@ public struct WarmPipeline: Sendable {
 
     /// Runs the job. Returns the report when the bundle was published (check
     /// ``WarmReport/status`` for `partial`); throws ``WarmError`` when nothing was.
+    ///
+    /// The steps: open what the run needs (``WarmSession``); take every source through check,
+    /// acquire, render and store (``SourceWindow``, each source in ``process(_:checks:session:)``);
+    /// commit the bundle; write the report (``WarmEnding``).
     public func run() async throws(WarmError) -> WarmReport {
         let started = ProcessInfo.processInfo.systemUptime
         let lock = try OutputLock(bundleURL: plan.output)
         defer { withExtendedLifetime(lock) {} }
-
-        let engine: ImagingEngine
-        do {
-            engine = try ImagingEngine(configuration: ImagingConfiguration())
-        } catch {
-            throw WarmError(.engine, "the imaging engine could not start: \(PlainReason.of(error))")
-        }
-        try checkEncoders()
-        let writer = BundleWriter(bundleURL: plan.output)
-        let cacheDirectory = options.resolvedCacheDirectory(for: plan)
-        // File-system work (listing, creating, sweeping, SQLite, syncfs) never runs on the cooperative
-        // pool: a blocked pool thread would stall downloads and their timers.
-        let records: CacheRecords
-        // What the last warm into this bundle left there (with this cache directory), and what
-        // this one's commit leaves (saved with the run's last write to the records).
-        let lastPublished: PublishedIndex?
-        var committedIndex: PublishedIndex?? = nil
-        let bundlePath = plan.output.standardizedFileURL.path
-        do {
-            (records, lastPublished) = try await BlockingWork.run {
-                try writer.prepare()
-                let records = try CacheRecords(cacheDirectory: cacheDirectory)
-                let lastPublished = records.publishedIndex(ofBundleAt: bundlePath)
-                // The last warm's record of the index lets a commit that changes nothing skip
-                // staging the rows: they wait unstaged until the run adds a blob.
-                if lastPublished != nil {
-                    try writer.deferRows()
-                }
-                return (records, lastPublished)
-            }
-        } catch let error as SQLiteError {
-            await BlockingWork.run { writer.abandon() }
-            throw WarmError(.fileSystem, "cannot open the cache's records "
-                + "\(cacheDirectory.appendingPathComponent(CacheRecords.fileName).path): \(error.message); "
-                + "check the cache directory's permissions, or delete the file (originals are then downloaded again)")
-        } catch {
-            throw WarmError(.fileSystem, "\(PlainReason.of(error))")
-        }
-        let originals = OriginalsCache(cacheDirectory: cacheDirectory, records: records)
-        // Interrupted runs' leftovers are swept while this run works (only files older than an hour go).
-        let sweep = Task { await BlockingWork.run { originals.sweepLeftovers() } }
-
-        let tracker = ProgressTracker(total: plan.sources.count, observer: onProgress)
-        let space = SpaceWatch()
-        let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
-        let fetcher = needsNetwork
-            ? ImageFetcher(configuration: FetcherConfiguration(plan.fetch, concurrency: options.fetchConcurrency),
-                           logger: logger, onBytes: { tracker.downloaded($0); space.downloaded($0) })
-            : nil
-        let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
-        let processes = options.imagingProcessCommand.map {
-            ImagingProcessPool(command: $0, configuration: engine.configuration,
-                               vectorPaths: options.imagingProcessVectorPaths, processes: options.resolvedImagingConcurrency)
-        }
-        defer { processes?.shutdown() }
-        let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,
-                                      memo: RenderMemo(records: records, configuration: engine.configuration,
-                                                       vectorPaths: processes?.vectorPathsEnabled
-                                                           ?? ImagingRuntime.state?.vectorPathsEnabled ?? false))
-        // With imaging processes, as many sources again wait in the pool's queue as render, so a
-        // process that answers starts its next source at once.
-        let imagingSlotCount = options.resolvedImagingConcurrency * (processes == nil ? 1 : 2)
-        let imagingSlots = AsyncSemaphore(limit: imagingSlotCount)
-        logger.debug("warm started", metadata: [
-            "sources": "\(plan.sources.count)", "output": "\(plan.output.path)", "cache": "\(cacheDirectory.path)",
-            "imagingSlots": "\(imagingSlotCount)",
-        ])
-
-        let log: SourceReportLog
-        do {
-            let keepsEveryLine = options.reportURL != nil
-            log = try await BlockingWork.run { try SourceReportLog(keepsEveryLine: keepsEveryLine) }
-        } catch {
-            await BlockingWork.run { writer.abandon() }
-            throw WarmError(.fileSystem, "cannot create the report's temporary file: \(PlainReason.of(error))")
-        }
-        // Sources enter through a window: twice as many as can be fetched and hold an imaging
-        // slot at once, so nothing waits for work, and memory holds only what is in flight (and
-        // the records of the next two batches, read ahead).
-        let window = 2 * (options.fetchConcurrency ?? plan.fetch.concurrency) + 2 * imagingSlotCount
-        var report = WarmReport(manifest: plan.manifestURL.path, output: plan.output.path, status: .ok, seconds: 0,
-                                totals: WarmReport.Totals(), sources: [], warnings: [])
-        let manifestWarnings = plan.warnings.map(\.description)
-        var logFailure: Error?
-        await withTaskGroup(of: SourceOutcome.self) { group in
-            let end = plan.sources.endIndex
-            var next = plan.sources.startIndex
-            var inFlight = 0
-            var finished: [SourceOutcome] = []
-            var lastStep = ProcessInfo.processInfo.systemUptime
-            // Sources enter and are completed half the window at a time, or whatever is there
-            // when the last step was a moment ago (slow sources are not held back). Fewer, larger
-            // steps cost a re-warm less (a quarter at a time: 5 % more of its time, 8 % more CPU).
-            let batch = max(1, window / 2)
-            // Each step lets in a batch of sources whose cache records (and earlier renders) were
-            // read ahead on Dispatch threads while the others ran (two batches are read ahead;
-            // reading them as they entered held a re-warm's loop up for most of its time), and
-            // hands the sources that finished to another Dispatch thread to be completed (the
-            // records they owe written, their rows staged, their report lines logged). A re-warm's
-            // source then needs no thread hop of its own (it finishes faster than threads wake
-            // up). Completions run one after another, each beside the next step; a step counts
-            // the sources the previous one completed.
-            var ahead: [(sources: ArraySlice<PlannedSource>, checks: Task<[SourceChecks], Never>)] = []
-            let aheadBatches = 2
-            var completing: Task<(reports: [SourceReport], logError: Error?), Never>?
-            func counted(_ completion: Task<(reports: [SourceReport], logError: Error?), Never>?) async {
-                guard let (reports, logError) = await completion?.value else { return }
-                if let logError { logFailure = logFailure ?? logError }
-                for source in reports {
-                    tracker.finished(source)
-                    report.totals.add(source)
-                    report.warnings += source.warnings.map { "\(source.identifier): \($0)" }
-                }
-            }
-            @Sendable func check(_ sources: ArraySlice<PlannedSource>) -> [SourceChecks] {
-                sources.map { source in
-                    let cached = acquirer.check(source)
-                    return SourceChecks(cached: cached,
-                                        reusable: cached?.sha256.flatMap { renderer.reusable(source, originalSHA256: $0) })
-                }
-            }
-            func enter(_ sources: ArraySlice<PlannedSource>, _ checks: [SourceChecks]) {
-                for (source, checks) in zip(sources, checks) {
-                    inFlight += 1
-                    group.addTask {
-                        await process(source, cached: checks.cached, reusable: checks.reusable, acquirer: acquirer,
-                                      renderer: renderer, slots: imagingSlots, space: space)
-                    }
-                }
-            }
-            func step() async {
-                lastStep = ProcessInfo.processInfo.systemUptime
-                let room = window - inFlight
-                if let (sources, checks) = ahead.first {
-                    if room > 0 {
-                        ahead.removeFirst()
-                        enter(sources, await checks.value)
-                    }
-                } else if room > 0, next < end {
-                    // The first step fills the window; its records are read here.
-                    let sources = plan.sources[next..<min(next + room, end)]
-                    next = sources.endIndex
-                    let checks = await BlockingWork.run { check(sources) }
-                    // Originals not in the cache are downloaded and rendered: their imaging
-                    // processes start while the first ones download.
-                    processes?.prestart(zip(sources, checks).count { $0.isRemote && $1.cached?.found == nil })
-                    enter(sources, checks)
-                }
-                while ahead.count < aheadBatches, next < end {
-                    let sources = plan.sources[next..<min(next + batch, end)]
-                    next = sources.endIndex
-                    ahead.append((sources, Task { await BlockingWork.run { check(sources) } }))
-                }
-                await counted(completing)
-                let done = finished
-                finished.removeAll(keepingCapacity: true)
-                completing = done.isEmpty ? nil : Task {
-                    await BlockingWork.run {
-                        let reports = Self.complete(done, acquirer: acquirer, writer: writer, space: space)
-                        var logError: Error?
-                        do { try log.append(contentsOf: reports) } catch { logError = error }
-                        return (reports, logError)
-                    }
-                }
-            }
-            await step()
-            repeat {
-                while let outcome = await group.next() {
-                    inFlight -= 1
-                    finished.append(outcome)
-                    if window - inFlight >= batch || ProcessInfo.processInfo.systemUptime - lastStep > 0.25 {
-                        await step()
-                    }
-                }
-                // Nothing in flight: the rest enter (or the last finished sources are completed).
-                if !ahead.isEmpty || !finished.isEmpty { await step() }
-            } while inFlight > 0
-            await counted(completing)
-        }
-        if let fetcher {
-            try? await fetcher.shutdown()
-        }
-        // The imaging processes exit (and are waited for) while the bundle is committed.
-        let stopping = processes.map { processes in Task { await BlockingWork.run { processes.shutdown() } } }
-        // Confirmations kept in memory go to the records while the bundle is committed (another
-        // file); a failure only loses when originals were last confirmed.
-        let confirmations = Task { await BlockingWork.run { try? records.flush() } }
-        // So are the report's lines, sorted, into a file beside the report (the report file gets
-        // its head once the commit is done).
-        let reportURL = options.reportURL
-        let reportLines = reportURL.map { url in
-            Task { await BlockingWork.run { Result { try log.writeLines(beside: url) } } }
-        }
-        await sweep.value
-
-        /// Writes the report (with `status`) and returns it, with why it could not be written, if
-        /// it could not. Every way out of the run goes through here, so a report that cannot be
-        /// written never hides the run's own outcome.
-        func finished(_ status: WarmReport.Status) async -> (report: WarmReport, problem: String?) {
-            // While the report is written, once the confirmations are in: the record of the index
-            // just committed (one that cannot be saved only costs the next run a comparison of the
-            // rows), then the records' log into their file (nothing writes the records after that).
-            let committed = committedIndex
-            let checkpoint = Task {
-                await confirmations.value
-                await BlockingWork.run {
-                    if let committed { try? records.savePublishedIndex(committed, ofBundleAt: bundlePath) }
-                    records.checkpointLog()
-                }
-            }
-            let lines = await reportLines?.value
-            await stopping?.value
-            report.status = status
-            report.seconds = ProcessInfo.processInfo.systemUptime - started
-            report.warnings = manifestWarnings + report.warnings.sorted()
-            var problem: String?
-            do {
-                if let logFailure {
-                    if case .success(let url) = lines { try? FileManager.default.removeItem(at: url) }
-                    throw logFailure
-                }
-                let head = report
-                try await BlockingWork.run {
-                    if let reportURL, let lines {
-                        try log.write(head, to: reportURL, lines: try lines.get())
-                    }
-                }
-            } catch {
-                problem = "cannot write the report" + (options.reportURL.map { " to \($0.path)" } ?? "")
-                    + ": \(PlainReason.of(error))"
-            }
-            // The run's failures, for the lines said about them, whether the report was written or not.
-            report.sources = (try? await BlockingWork.run { try log.failures() }) ?? []
-            await checkpoint.value
-            return (report, problem)
-        }
-        /// The run's failure, with its report and any problem writing that report.
-        func failure(_ kind: WarmError.Kind, _ message: String, status: WarmReport.Status = .failed) async -> WarmError {
-            let (report, problem) = await finished(status)
-            var error = WarmError(kind, message, report: report)
-            error.reportProblem = problem
-            return error
-        }
-
-        /// Stops the run on a full disk: removes what it wrote, then says so in one line (which
-        /// disk, roughly what the run needs there, what is free once its files are gone).
-        func outOfSpace() async -> WarmError {
-            let cachePath = cacheDirectory.standardizedFileURL.path
-            let full = DiskSpace.fullest(of: [bundlePath, cachePath]) ?? bundlePath
-            let attempted = max(1, space.attempted)
-            let needed = (space.downloadedBytes + writer.bytesWritten) / attempted * plan.sources.count
-            let outOfInodes = DiskSpace.isOutOfInodes(at: full)
-            await BlockingWork.run { writer.abandon() }
-            let message = "out of disk space: "
-                + DiskSpace.shortage(at: full, needed: needed, outOfInodes: outOfInodes)
-                + "; free some space there, or put the bundle (-o) or the cache (--cache-dir) on another disk, "
-                + "then run again; \(plan.output.path) is unchanged and this run's files were removed"
-            return await failure(.outOfSpace, message)
-        }
-
-        let totals = report.totals
-        if space.ranOut || writer.hasRunOutOfSpace {
-            throw await outOfSpace()
-        }
-        if options.strict, totals.sourcesFailed > 0 {
-            await BlockingWork.run { writer.abandon() }
-            throw await failure(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
-                + "and --strict is set: nothing was written; \(plan.output.path) is unchanged")
-        }
-        if totals.sourcesOK == 0, !plan.sources.isEmpty {
-            await BlockingWork.run { writer.abandon() }
-            throw await failure(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
-                + "\(plan.output.path) is unchanged")
-        }
-        do {
-            let fingerprint = plan.fingerprint, shard = plan.shard
-            // The records are not touched here: the confirmations may still be going in.
-            let budget = options.budget ?? plan.budget
-            report.budget = budget
-            let committed = try await BlockingWork.run {
-                try writer.commit(manifestFingerprint: fingerprint, shard: shard, lastPublished: lastPublished,
-                                  budget: budget)
-            }
-            committedIndex = .some(committed.published)
-            let summary = committed.summary
-            report.totals.blobsRemoved = summary.blobsRemoved
-            report.removedSources = summary.removedSources
-            report.payload = summary.payload
-            report.unchanged = summary.unchanged ? true : nil
-        } catch let exceeded as BudgetExceeded {
-            await BlockingWork.run { writer.abandon() }
-            report.payload = exceeded.payload
-            throw await failure(.overBudget, exceeded.description)
-        } catch {
-            if DiskSpace.isExhausted(by: error) || writer.hasRunOutOfSpace {
-                throw await outOfSpace()
-            }
-            await BlockingWork.run { writer.abandon() }
-            throw await failure(.fileSystem, "\(PlainReason.of(error))")
-        }
-        let status: WarmReport.Status = totals.sourcesFailed == 0 ? .ok : .partial
-        let (done, problem) = await finished(status)
+        let session = try await WarmSession.open(for: self)
+        defer { session.processes?.shutdown() }
+        let window = 2 * (options.fetchConcurrency ?? plan.fetch.concurrency) + 2 * session.imagingSlotCount
+        let sources = await SourceWindow(sources: plan.sources, session: session, size: window) { source, checks in
+            await self.process(source, checks: checks, session: session)
+        }.run()
+        var ending = await WarmEnding(pipeline: self, session: session, sources: sources, started: started)
+        try await commit(session, &ending)
+        let status: WarmReport.Status = ending.report.totals.sourcesFailed == 0 ? .ok : .partial
+        let (done, problem) = await ending.finish(status)
         if let problem {
             // The bundle is published: the run's outcome stands, and the report's problem is said after it.
             var error = WarmError(.reportNotWritten, problem, report: done)
@@ -347,6 +59,53 @@ public struct WarmPipeline: Sendable {
             throw error
         }
         return done
+    }
+
+    /// Publishes the bundle, unless the run ran out of space, `strict` is set and a source
+    /// failed, every source failed, or the bundle would exceed its budget: then nothing is
+    /// published, what the run wrote is removed, and the error carries the report.
+    private func commit(_ session: WarmSession, _ ending: inout WarmEnding) async throws(WarmError) {
+        let writer = session.writer
+        let totals = ending.report.totals
+        if session.space.ranOut || writer.hasRunOutOfSpace {
+            throw await ending.outOfSpace()
+        }
+        if options.strict, totals.sourcesFailed > 0 {
+            await BlockingWork.run { writer.abandon() }
+            throw await ending.failure(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
+                + "and --strict is set: nothing was written; \(plan.output.path) is unchanged")
+        }
+        if totals.sourcesOK == 0, !plan.sources.isEmpty {
+            await BlockingWork.run { writer.abandon() }
+            throw await ending.failure(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
+                + "\(plan.output.path) is unchanged")
+        }
+        do {
+            let fingerprint = plan.fingerprint, shard = plan.shard, lastPublished = session.lastPublished
+            // The records are not touched here: the confirmations may still be going in.
+            let budget = options.budget ?? plan.budget
+            ending.report.budget = budget
+            let committed = try await BlockingWork.run {
+                try writer.commit(manifestFingerprint: fingerprint, shard: shard, lastPublished: lastPublished,
+                                  budget: budget)
+            }
+            ending.committedIndex = committed.published
+            let summary = committed.summary
+            ending.report.totals.blobsRemoved = summary.blobsRemoved
+            ending.report.removedSources = summary.removedSources
+            ending.report.payload = summary.payload
+            ending.report.unchanged = summary.unchanged ? true : nil
+        } catch let exceeded as BudgetExceeded {
+            await BlockingWork.run { writer.abandon() }
+            ending.report.payload = exceeded.payload
+            throw await ending.failure(.overBudget, exceeded.description)
+        } catch {
+            if DiskSpace.isExhausted(by: error) || writer.hasRunOutOfSpace {
+                throw await ending.outOfSpace()
+            }
+            await BlockingWork.run { writer.abandon() }
+            throw await ending.failure(.fileSystem, "\(PlainReason.of(error))")
+        }
     }
 
     /// The warning for a variant whose format could not reach its quality target even at its best
@@ -361,7 +120,7 @@ public struct WarmPipeline: Sendable {
 
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,
     /// rather than failing every source mid-run.
-    private func checkEncoders() throws(WarmError) {
+    func checkEncoders() throws(WarmError) {
         var missing: [ImageFormat: Set<String>] = [:]
         var encodable: [ImageFormat: Bool] = [:]  // each format probed once, not once per variant
         for source in plan.sources {
@@ -398,7 +157,7 @@ public struct WarmPipeline: Sendable {
     /// Writes what `outcomes` owe, in order: each original's record, then each successful
     /// source's index rows. A source whose download cannot be recorded, or whose rows cannot be
     /// staged, fails. Blocking (SQLite): runs on a Dispatch thread.
-    private static func complete(_ outcomes: [SourceOutcome], acquirer: OriginalAcquirer,
+    static func complete(_ outcomes: [SourceOutcome], acquirer: OriginalAcquirer,
                                  writer: BundleWriter, space: SpaceWatch) -> [SourceReport] {
         outcomes.map { outcome in
             var report = outcome.report
@@ -429,16 +188,14 @@ public struct WarmPipeline: Sendable {
         }
     }
 
-    /// What a source's entry into the window found in the cache: its original's record and, for
-    /// that original, an earlier render to reuse.
-    private struct SourceChecks: Sendable {
-        var cached: OriginalAcquirer.Cached?
-        var reusable: SourceRenderer.Rendered?
-    }
-
-    private func process(_ source: PlannedSource, cached: OriginalAcquirer.Cached?,
-                         reusable: SourceRenderer.Rendered?, acquirer: OriginalAcquirer, renderer: SourceRenderer,
-                         slots: AsyncSemaphore, space: SpaceWatch) async -> SourceOutcome {
+    /// One source's steps: acquire its original (downloaded, revalidated, from the cache or a
+    /// local file), then reuse an earlier render of it or render and store its variants. What it
+    /// owes the records and the index is written later, with other sources' (``complete``).
+    private func process(_ source: PlannedSource, checks: SourceWindow.Checks,
+                         session: WarmSession) async -> SourceOutcome {
+        let cached = checks.cached, reusable = checks.reusable
+        let acquirer = session.acquirer, renderer = session.renderer
+        let slots = session.imagingSlots, space = session.space
         let started = ProcessInfo.processInfo.systemUptime
         var outcome = SourceOutcome(report: SourceReport(
             identifier: source.identifier.rawValue, location: source.location.locationText, status: .failed,
