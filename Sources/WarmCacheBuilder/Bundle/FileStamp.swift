@@ -15,7 +15,7 @@ import Darwin
 /// cache is a new inode), so its hash need not be computed again. Like git's index, this trusts
 /// the file system's clock: a change made within the same clock tick as the recorded state and
 /// keeping the size is not seen.
-struct FileStamp: Codable, Sendable, Equatable {
+struct FileStamp: Sendable, Equatable {
     var size: Int
     var inode: UInt64
     var modifiedSeconds: Int
