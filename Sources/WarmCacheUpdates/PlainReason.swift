@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An error's reason as a user should read it: the system's words for a file error ("No such
 /// file or directory"), never an error domain or code.
