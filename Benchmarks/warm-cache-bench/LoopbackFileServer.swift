@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A static file server on 127.0.0.1 in a separate process, so serving costs are not counted
 /// in the tool's own CPU and memory: nginx when it is installed (`scripts/install-deps --tests` brings

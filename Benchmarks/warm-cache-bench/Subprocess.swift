@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs commands as child processes and measures each one on its own: wall time, CPU from the
 /// kernel's accounting of that child (`wait4`), and its own peak RSS read from `/proc` while it runs

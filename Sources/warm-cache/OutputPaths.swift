@@ -1,11 +1,6 @@
 import ArgumentParser
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Every path a command writes (`-o`, `--cache-dir`, `--report`, `--html`, `pull`'s folder) is
 /// checked here before any work, so a run never downloads and encodes for minutes and then

@@ -1,10 +1,5 @@
 import Foundation
 import WarmCacheBuilder
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Shows a run's progress on standard error: a live line on a terminal, periodic plain lines
 /// in CI (no TTY, or `CI=true`), nothing with `--quiet`.

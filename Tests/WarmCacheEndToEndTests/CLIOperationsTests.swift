@@ -3,11 +3,6 @@ import Testing
 import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The CLI when things go wrong: one plain line per failure, documented exit codes, quiet
 /// when asked, progress in CI, explained misses.

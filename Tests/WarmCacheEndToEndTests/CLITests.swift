@@ -3,11 +3,6 @@ import Testing
 import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The `warm-cache` executable, run as a process: documented exit codes, the `--report`
 /// JSON, `lookup --json`, `verify`.

@@ -3,11 +3,6 @@ import Testing
 import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Ctrl-C (SIGINT) in the middle of a `warm` or a `pull` costs nothing twice: what arrived
 /// before it is not downloaded again by the next run, and the bundle in place stays intact.

@@ -3,11 +3,6 @@ import Testing
 import WarmCache
 import WarmCacheBuilder
 import WarmCacheTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A small deterministic generator (SplitMix64), so the kill schedule is the same every time.
 struct SeededGenerator: RandomNumberGenerator {

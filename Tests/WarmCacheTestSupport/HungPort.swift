@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A port on 127.0.0.1 that takes connections but never answers: a listener that never accepts,
 /// so the kernel completes each handshake and keeps the request unread, as a hung server (or a

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The concrete response for one request: a route resolved against the request's
 /// headers and its position in the path's request sequence.

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A port on 127.0.0.1 that neither accepts nor refuses connections: a listener whose queue is
 /// full, so the kernel drops new connection attempts unanswered, as a host behind a firewall that

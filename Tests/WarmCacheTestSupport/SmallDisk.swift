@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A small tmpfs a test mounts on a folder of its own, to run out of disk space (or inodes)
 /// for real. Mounting needs root (CI runs as root); elsewhere ``mount(at:size:inodes:)`` throws

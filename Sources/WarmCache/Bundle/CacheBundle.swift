@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A baked WarmCache bundle, opened read-only: ask it for the best image for a URL at a size.
 ///

@@ -1,12 +1,5 @@
 import CSQLite
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A disk running out of room (bytes, inodes or the user's quota): recognised in the errors of
 /// file and SQLite calls, measured with `statvfs(2)`, and told in one plain line. Shared by

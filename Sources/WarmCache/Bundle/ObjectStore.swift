@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// File-level housekeeping of a bundle's `objects/` directory, shared by everything that writes
 /// one (the builder's bundle writer, the updater).

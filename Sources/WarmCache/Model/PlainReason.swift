@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An error's reason as a user should read it: the system's words for a file error ("No such
 /// file or directory"), never an error domain, a code or a type's name. Every message that
@@ -30,7 +23,7 @@ package enum PlainReason {
         let systemDomains: Set<String> = [NSPOSIXErrorDomain, NSCocoaErrorDomain, NSURLErrorDomain]
         guard systemDomains.contains(nsError.domain) else {
             // WarmCache's own errors describe themselves in plain words.
-            if let described = error as? any CustomStringConvertible { return described.description }
+            if let described = (error as Any) as? any CustomStringConvertible { return described.description }
             return "an unexpected error"
         }
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {

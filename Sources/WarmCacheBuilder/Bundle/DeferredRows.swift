@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Sources' rows waiting to be staged (``IndexBuilder/deferRows()``): appended to a scratch file
 /// as they come, each as its length and its ``SourceRows`` bytes, and read back in order. Memory

@@ -27,9 +27,8 @@ import WarmCache
 /// page it touches to the log, and a confirmation may touch any page. Updating the originals'
 /// rows in batches of 512, a re-warm of 8,000 sources wrote ~12,500 pages (50 MB) to the log;
 /// in one batch still ~6,400. A confirmation lost in a crash only makes `--max-age` count from
-/// the confirmation before. (Records written by earlier versions may carry a confirmation time
-/// of their own, `confirmed_at_ms`; the later of the two counts.) A confirmation older than its
-/// record's own check time is ignored, so a new record needs no clean-up of an old one.
+/// the confirmation before. A confirmation older than its record's own check time is ignored, so
+/// a new record needs no clean-up of an old one.
 ///
 /// Thread-safe: one connection behind a lock (each call is a few microseconds).
 final class CacheRecords: @unchecked Sendable {
@@ -48,8 +47,7 @@ final class CacheRecords: @unchecked Sendable {
         PRAGMA synchronous = NORMAL;
         CREATE TABLE IF NOT EXISTS originals (
             name TEXT PRIMARY KEY,
-            record BLOB NOT NULL,
-            confirmed_at_ms INTEGER
+            record BLOB NOT NULL
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS renders (
             key TEXT PRIMARY KEY,
@@ -66,12 +64,12 @@ final class CacheRecords: @unchecked Sendable {
         """
 
     /// Opens (or creates) the records of the cache directory `cacheDirectory`, creating the
-    /// directory if needed. Records that earlier versions kept as one file each are moved in
-    /// the first time (``LegacyCacheFiles``).
+    /// directory if needed. A cache directory laid out by an earlier version (a record file
+    /// beside each original, a `renders/` folder) has no records here: its originals are
+    /// downloaded and its sources rendered again, as in an empty one.
     init(cacheDirectory: URL) throws {
         try FileManager.default.createDirectory(at: cacheDirectory, withIntermediateDirectories: true)
         path = cacheDirectory.appendingPathComponent(Self.fileName).path
-        let isNew = !FileManager.default.fileExists(atPath: path)
         let opened: SQLiteConnection
         do {
             opened = try Self.open(path)
@@ -79,9 +77,6 @@ final class CacheRecords: @unchecked Sendable {
             opened = try Self.replace(path)
         }
         connection = Locked(opened)
-        if isNew {
-            LegacyCacheFiles(cacheDirectory: cacheDirectory).moveRecords(into: self)
-        }
     }
 
     private static func open(_ path: String) throws -> SQLiteConnection {
@@ -118,12 +113,10 @@ final class CacheRecords: @unchecked Sendable {
 
     // The statements, one place each (slots: prepared once per connection).
     private static let selectOriginal = (slot: 0, sql: """
-        SELECT o.record, max(coalesce(o.confirmed_at_ms, 0), coalesce(c.at_ms, 0))
-        FROM originals o LEFT JOIN confirmations c ON c.name = o.name WHERE o.name = ?1
+        SELECT o.record, c.at_ms FROM originals o LEFT JOIN confirmations c ON c.name = o.name WHERE o.name = ?1
         """)
-    private static let selectOriginalOnly = (slot: 7, sql: "SELECT record, confirmed_at_ms FROM originals WHERE name = ?1")
-    private static let upsertOriginal =
-        (slot: 1, sql: "INSERT OR REPLACE INTO originals (name, record, confirmed_at_ms) VALUES (?1, ?2, ?3)")
+    private static let selectOriginalOnly = (slot: 7, sql: "SELECT record FROM originals WHERE name = ?1")
+    private static let upsertOriginal = (slot: 1, sql: "INSERT OR REPLACE INTO originals (name, record) VALUES (?1, ?2)")
     private static let confirm = (slot: 2, sql: "INSERT OR REPLACE INTO confirmations (name, at_ms) VALUES (?1, ?2)")
     private static let deleteOriginal = (slot: 3, sql: "DELETE FROM originals WHERE name = ?1")
     private static let deleteConfirmation = (slot: 6, sql: "DELETE FROM confirmations WHERE name = ?1")
@@ -145,7 +138,7 @@ final class CacheRecords: @unchecked Sendable {
             let query = includingConfirmations ? Self.selectOriginal : Self.selectOriginalOnly
             let statement = try connection.statement(slot: query.slot, query.sql).bind(.text(name))
             guard try statement.step(), let record = statement.blob(0) else { return nil }
-            let milliseconds = statement.optionalInt(1) ?? 0
+            let milliseconds = includingConfirmations ? statement.optionalInt(1) ?? 0 : 0
             let confirmed = milliseconds > 0 ? Date(timeIntervalSince1970: Double(milliseconds) / 1000) : nil
             return (record, confirmed)
         }
@@ -153,13 +146,10 @@ final class CacheRecords: @unchecked Sendable {
 
     /// Saves (or replaces) an original's record.
     func saveOriginal(_ record: Data, named name: String) throws {
-        try withConnection { try Self.insertOriginal(name, record: record, confirmedAt: nil, on: $0) }
-    }
-
-    private static func insertOriginal(_ name: String, record: Data, confirmedAt: Date?,
-                                       on connection: SQLiteConnection) throws {
-        try connection.statement(slot: upsertOriginal.slot, upsertOriginal.sql)
-            .bind(.text(name), .blob(record), confirmedAt.map { .integer(milliseconds($0)) } ?? .null).run()
+        try withConnection { connection in
+            try connection.statement(slot: Self.upsertOriginal.slot, Self.upsertOriginal.sql)
+                .bind(.text(name), .blob(record)).run()
+        }
     }
 
     /// Notes that the server confirmed a saved record's original at `date`, without rewriting the
@@ -252,25 +242,9 @@ final class CacheRecords: @unchecked Sendable {
 
     /// Saves (or replaces) the memo entry under `key`.
     func saveRender(_ entry: Data, key: String) throws {
-        try withConnection { try Self.insertRender(entry, key: key, on: $0) }
-    }
-
-    private static func insertRender(_ entry: Data, key: String, on connection: SQLiteConnection) throws {
-        try connection.statement(slot: upsertRender.slot, upsertRender.sql).bind(.text(key), .blob(entry)).run()
-    }
-
-    /// Saves many records in one transaction (moving an earlier version's files in).
-    func saveAll(originals: [(name: String, record: Data, confirmedAt: Date?)], renders: [(key: String, entry: Data)]) throws {
         try withConnection { connection in
-            try connection.transaction {
-                for original in originals {
-                    try Self.insertOriginal(original.name, record: original.record, confirmedAt: original.confirmedAt,
-                                            on: connection)
-                }
-                for render in renders {
-                    try Self.insertRender(render.entry, key: render.key, on: connection)
-                }
-            }
+            try connection.statement(slot: Self.upsertRender.slot, Self.upsertRender.sql)
+                .bind(.text(key), .blob(entry)).run()
         }
     }
 }

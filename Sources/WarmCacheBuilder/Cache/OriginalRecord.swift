@@ -16,9 +16,8 @@ import WarmCache
 /// ```
 ///
 /// A value runs to the end of its line (header values never hold line breaks). Read as bytes,
-/// with no decoder to set up: a re-warm reads one record per source. Versions before this
-/// format wrote the same fields as JSON files, which are still read once (``LegacyCacheFiles``).
-struct OriginalRecord: Codable, Sendable, Equatable {
+/// with no decoder to set up: a re-warm reads one record per source.
+struct OriginalRecord: Sendable, Equatable {
     var identifier: String
     var sha256: String
     var byteCount: Int
@@ -27,8 +26,8 @@ struct OriginalRecord: Codable, Sendable, Equatable {
     /// When the server last confirmed these bytes (download or 304); drives `--max-age`. A later
     /// confirmation with unchanged validators is kept beside the record (``CacheRecords``).
     var checkedAt: Date
-    /// The original file's stamp when its bytes were last known to hash to `sha256` (absent in
-    /// records from older versions: those originals are hashed once more).
+    /// The original file's stamp when its bytes were last known to hash to `sha256` (absent when
+    /// it could not be read: the original is hashed once more).
     var stamp: FileStamp?
 
     var validators: CacheValidators {

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WarmCache
 
 /// The persistent store of downloaded originals, shared by runs (and by CI cache steps).

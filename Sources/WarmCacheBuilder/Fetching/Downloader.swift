@@ -12,7 +12,7 @@ import WarmCache
 /// Retries, coalescing and installing at the destination are ``ImageFetcher``'s job.
 struct Downloader: Sendable {
     let clients: HTTPClients
-    let configuration: FetcherConfiguration
+    let settings: FetchSettings
     let globalLimit: AsyncSemaphore
     let hostLimits: KeyedSemaphores
     /// Hosts that could not be reached in this run, with the failure: later attempts to them
@@ -58,9 +58,9 @@ struct Downloader: Sendable {
         var deadline: NIODeadline?
 
         // One pass per hop; at most maxRedirects redirects, then one more for the answer.
-        for hopNumber in 0...configuration.maxRedirects {
+        for hopNumber in 0...settings.maxRedirects {
             let sendsCustomHeaders = hopNumber == 0 || URLRules.origin(of: current) == URLRules.origin(of: url)
-            if !sendsCustomHeaders, !configuration.headers(forHost: url.host).isEmpty {
+            if !sendsCustomHeaders, !headers(forHost: url.host).isEmpty {
                 logger.debug("Not sending configured headers across origins", metadata: ["to": "\(current)"])
             }
             let request = makeRequest(current, validators: validators, customHeaders: sendsCustomHeaders)
@@ -73,7 +73,7 @@ struct Downloader: Sendable {
                 }
                 // The whole-attempt clock starts once the first request may go out, so
                 // time spent queued behind the concurrency limits is not counted.
-                let hopDeadline = deadline ?? .now() + .nanoseconds(Int64(configuration.requestTimeout * 1e9))
+                let hopDeadline = deadline ?? .now() + .nanoseconds(Int64(settings.requestTimeout * 1e9))
                 deadline = hopDeadline
                 do {
                     return try await self.exchange(
@@ -95,13 +95,13 @@ struct Downloader: Sendable {
                 logger.trace("Following redirect", metadata: ["status": "\(status)", "location": "\(next)"])
                 if visited.isEmpty { visited.insert(url.absoluteString) }
                 if visited.contains(next.absoluteString) {
-                    throw AttemptFailure(kind: .tooManyRedirects(limit: configuration.maxRedirects, loop: true))
+                    throw AttemptFailure(kind: .tooManyRedirects(limit: settings.maxRedirects, loop: true))
                 }
                 visited.insert(next.absoluteString)
                 current = next
             }
         }
-        throw AttemptFailure(kind: .tooManyRedirects(limit: configuration.maxRedirects, loop: false))
+        throw AttemptFailure(kind: .tooManyRedirects(limit: settings.maxRedirects, loop: false))
     }
 
     // MARK: One request
@@ -161,7 +161,7 @@ struct Downloader: Sendable {
         _ response: HTTPClientResponse, stagingBeside destination: URL
     ) async throws -> StagedDownload {
         var receiver = BodyReceiver(
-            maxBytes: configuration.maxBytes,
+            maxBytes: settings.maxBytes,
             expectedLength: response.headers.first(name: "content-length").flatMap { Int($0) },
             contentType: response.headers.first(name: "content-type"))
         try receiver.checkDeclaredLength()
@@ -228,18 +228,23 @@ struct Downloader: Sendable {
         }
     }
 
+    /// The headers configured for `host` (the global ones when the URL has none).
+    private func headers(forHost host: String?) -> [FetchHeader] {
+        host.map { settings.headers(forHost: $0) } ?? settings.headers
+    }
+
     private func makeRequest(_ url: URL, validators: CacheValidators?, customHeaders: Bool) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
-        let custom = customHeaders ? configuration.headers(forHost: url.host) : []
+        let custom = customHeaders ? headers(forHost: url.host) : []
         if !custom.contains(where: { $0.name.lowercased() == "user-agent" }) {
-            request.headers.add(name: "User-Agent", value: configuration.userAgent)
+            request.headers.add(name: "User-Agent", value: settings.userAgent)
         }
         if !custom.contains(where: { $0.name.lowercased() == "accept" }) {
             request.headers.add(name: "Accept", value: "image/*, */*;q=0.8")
         }
         for header in custom {
-            request.headers.add(name: header.name, value: header.value)
+            request.headers.add(name: header.name, value: header.value.unredactedValue)
         }
         if let etag = validators?.etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = validators?.lastModified {
@@ -265,6 +270,6 @@ struct Downloader: Sendable {
     /// Replaces configured header values in library error text (AsyncHTTPClient quotes
     /// invalid header values verbatim in its errors).
     func redact(_ text: String) -> String {
-        configuration.secretHeaderValues.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
+        settings.secretHeaderValues.reduce(text) { $0.replacingOccurrences(of: $1, with: "<redacted>") }
     }
 }

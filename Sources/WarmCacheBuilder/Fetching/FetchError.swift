@@ -6,7 +6,7 @@ import WarmCache
 /// and how many attempts were made.
 ///
 /// Messages name the URL exactly as the manifest gave it and never include request
-/// header values (tokens in `FetcherConfiguration.headers` stay secret even when an
+/// header values (tokens in `FetchSettings.headers` stay secret even when an
 /// underlying library error would have quoted them).
 public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// The failure itself.

@@ -12,15 +12,15 @@ struct HTTPClients: Sendable {
     private let proxied: [ProxyServer: HTTPClient]
     private let routes: ProxyRoutes
 
-    init(configuration: FetcherConfiguration, logger: Logger) {
-        routes = configuration.proxies
+    init(settings: FetchSettings, logger: Logger) {
+        routes = settings.proxies
         func make(_ proxy: ProxyServer?) -> HTTPClient {
             var clientConfiguration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,  // followed by hand: scheme rule and hop count
-                timeout: .init(connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9))),
+                timeout: .init(connect: .nanoseconds(Int64(settings.connectTimeout * 1e9))),
                 connectionPool: .init(
                     idleTimeout: .seconds(60),
-                    concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.perHost),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: settings.perHost),
                 decompression: .disabled)  // bytes on disk must be what the server sent
             clientConfiguration.httpVersion = .automatic
             // No request spans: nothing here reads them, and making them (with the no-op tracer

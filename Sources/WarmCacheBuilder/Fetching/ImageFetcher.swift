@@ -16,24 +16,25 @@ import WarmCache
 /// - transient failures (dropped connections, timeouts, truncated bodies, 5xx, 408, 429) are
 ///   retried with exponential backoff and jitter, honouring `Retry-After`; a host that cannot
 ///   be reached is not, and the run's other downloads from it fail at once;
-/// - `HTTPS_PROXY`-style proxies are used as ``FetcherConfiguration/proxies`` says;
+/// - `HTTPS_PROXY`-style proxies are used as ``FetchSettings/proxies`` says;
 /// - a body lands at its destination only when it is complete, within `maxBytes`,
 ///   recognisably an image, and fsynced; it is written beside the destination first and
 ///   renamed into place, so the destination never holds a partial file.
 ///
 /// Call ``shutdown()`` when done; downloads still running are cancelled. A fetcher must
 /// be shut down before it is released: AsyncHTTPClient traps in debug builds when a
-/// client is deinitialised while running. ``withFetcher(configuration:logger:_:)`` takes
+/// client is deinitialised while running. ``withFetcher(settings:logger:_:)`` takes
 /// care of that.
 public final class ImageFetcher: Sendable {
-    public let configuration: FetcherConfiguration
+    /// The settings it downloads with, clamped into usable ranges.
+    public let settings: FetchSettings
     private let clients: HTTPClients
     private let downloader: Downloader
     private let retryPolicy: RetryPolicy
     private let coalescer = RequestCoalescer<CoalescingKey, SharedOutcome>()
     private let isShutDown = Locked(false)
     private let logger: Logger
-    /// ``FetcherConfiguration/firstInvalidHeaderName``, checked once rather than per fetch.
+    /// ``FetchSettings/firstInvalidHeaderName``, checked once rather than per fetch.
     private let invalidHeaderName: String?
 
     /// Calls for the same URL share a download only if they also send the same
@@ -51,10 +52,10 @@ public final class ImageFetcher: Sendable {
 
     /// - Parameter onBytes: told the size of every body chunk as it arrives, from any thread
     ///   (progress by bytes; failed attempts' bytes count too).
-    public init(configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger,
+    public init(settings: FetchSettings = .defaults, logger: Logger,
                 onBytes: (@Sendable (Int) -> Void)? = nil) {
-        let configuration = configuration.clamped
-        self.configuration = configuration
+        let settings = settings.clamped
+        self.settings = settings
         // The fetcher and AsyncHTTPClient log only debug and trace messages. Above that level
         // nothing is written, but AsyncHTTPClient still sets metadata on the logger twice per
         // request, and a stream handler renders its metadata on every change (~1 % of a
@@ -62,15 +63,15 @@ public final class ImageFetcher: Sendable {
         let logger = logger.logLevel <= .debug
             ? logger : Logger(label: logger.label, factory: { _ in SwiftLogNoOpLogHandler() })
         self.logger = logger
-        invalidHeaderName = configuration.firstInvalidHeaderName
-        clients = HTTPClients(configuration: configuration, logger: logger)
+        invalidHeaderName = settings.firstInvalidHeaderName
+        clients = HTTPClients(settings: settings, logger: logger)
         downloader = Downloader(
             clients: clients,
-            configuration: configuration,
-            globalLimit: AsyncSemaphore(limit: configuration.concurrency),
-            hostLimits: KeyedSemaphores(limit: configuration.perHost),
+            settings: settings,
+            globalLimit: AsyncSemaphore(limit: settings.concurrency),
+            hostLimits: KeyedSemaphores(limit: settings.perHost),
             onBytes: onBytes)
-        retryPolicy = RetryPolicy(configuration: configuration)
+        retryPolicy = RetryPolicy(settings: settings)
     }
 
     /// Downloads `url` into `destination`.
@@ -124,10 +125,10 @@ public final class ImageFetcher: Sendable {
     /// Runs `body` with a new fetcher and shuts it down afterwards, whether `body`
     /// returns or throws.
     public static func withFetcher<T>(
-        configuration: FetcherConfiguration = FetcherConfiguration(), logger: Logger,
+        settings: FetchSettings = .defaults, logger: Logger,
         _ body: (ImageFetcher) async throws -> T
     ) async throws -> T {
-        let fetcher = ImageFetcher(configuration: configuration, logger: logger)
+        let fetcher = ImageFetcher(settings: settings, logger: logger)
         let result: T
         do {
             result = try await body(fetcher)

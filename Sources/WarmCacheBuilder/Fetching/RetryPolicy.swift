@@ -9,15 +9,15 @@ import Foundation
 struct RetryPolicy: Sendable {
     /// Attempts allowed in total (first try plus retries).
     let maxAttempts: Int
-    let backoffBase: TimeInterval
+    let retryDelay: TimeInterval
     let maxBackoff: TimeInterval
     let maxRetryAfter: TimeInterval
 
-    init(configuration: FetcherConfiguration) {
-        maxAttempts = configuration.retries + 1
-        backoffBase = configuration.backoffBase
-        maxBackoff = configuration.maxBackoff
-        maxRetryAfter = configuration.maxRetryAfter
+    init(settings: FetchSettings) {
+        maxAttempts = settings.retries + 1
+        retryDelay = settings.retryDelay
+        maxBackoff = settings.maxBackoff
+        maxRetryAfter = settings.maxRetryAfter
     }
 
     /// Whether a failure on attempt number `attempt` (1-based) deserves another try.
@@ -32,7 +32,7 @@ struct RetryPolicy: Sendable {
             return min(max(0, retryAfter), maxRetryAfter)
         }
         let exponent = Double(min(max(attempt - 1, 0), 30))
-        let bound = min(maxBackoff, backoffBase * pow(2, exponent))
+        let bound = min(maxBackoff, retryDelay * pow(2, exponent))
         return bound > 0 ? Double.random(in: 0...bound) : 0
     }
 

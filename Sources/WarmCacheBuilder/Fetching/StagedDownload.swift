@@ -1,12 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A complete, verified, fsynced body in a hidden staging file, waiting to be installed
 /// at one or more destinations (several when coalesced callers asked for different ones).

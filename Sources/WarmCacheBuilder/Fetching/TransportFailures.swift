@@ -17,15 +17,15 @@ extension Downloader {
     /// - Anything else that went wrong on the wire (reset, TLS, malformed HTTP) is a retryable
     ///   connection error, described with any header value scrubbed out.
     func classify(_ error: Error, url: URL) -> Error {
-        let proxy = configuration.proxies.proxy(for: url)
+        let proxy = settings.proxies.proxy(for: url)
         let target = describedTarget(url)
         switch error {
         case is AttemptFailure, is CancellationError:
             return error
         case is TimeLimitExceeded:
-            return AttemptFailure(kind: .timeout(seconds: configuration.requestTimeout))
+            return AttemptFailure(kind: .timeout(seconds: settings.requestTimeout))
         case let error as HTTPClientError where error == .connectTimeout:
-            return AttemptFailure(kind: .connectTimeout(host: target, seconds: configuration.connectTimeout))
+            return AttemptFailure(kind: .connectTimeout(host: target, seconds: settings.connectTimeout))
         case let error as HTTPClientError where error == .proxyAuthenticationRequired:
             return AttemptFailure(kind: .proxy(
                 "\(proxy.map { "\($0)" } ?? "the proxy") answered 407 Proxy Authentication Required; "
@@ -36,7 +36,7 @@ extension Downloader {
                     + "check the user and password in the proxy URL (some proxies answer 401 instead of 407), "
                     + "and that the proxy allows CONNECT to that port"))
         case let error as HTTPClientError where Self.requestTimeouts.contains(error):
-            return AttemptFailure(kind: .timeout(seconds: configuration.requestTimeout))
+            return AttemptFailure(kind: .timeout(seconds: settings.requestTimeout))
         default:
             if Task.isCancelled { return CancellationError() }
             if let reason = Self.connectFailure(error) {
@@ -56,12 +56,12 @@ extension Downloader {
               !reached.withLock({ $0.contains(hostKey) }) else {
             return classified
         }
-        return AttemptFailure(kind: .noResponse(host: describedTarget(url), seconds: configuration.requestTimeout))
+        return AttemptFailure(kind: .noResponse(host: describedTarget(url), seconds: settings.requestTimeout))
     }
 
     /// `host:port`, or the proxy when the download goes through one (what a failure names).
     private func describedTarget(_ url: URL) -> String {
-        configuration.proxies.proxy(for: url).map { "the proxy \($0)" } ?? URLRules.hostKey(of: url)
+        settings.proxies.proxy(for: url).map { "the proxy \($0)" } ?? URLRules.hostKey(of: url)
     }
 
     private static let requestTimeouts: [HTTPClientError] = [

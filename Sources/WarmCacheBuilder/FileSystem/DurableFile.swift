@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// File operations that survive a crash: data is flushed to disk before a rename makes it visible.
 ///
@@ -94,7 +87,7 @@ enum DurableFile {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw posixError("opening \(url.lastPathComponent)") }
         defer { close(descriptor) }
-        guard linuxSyncfs(descriptor) == 0 else { throw posixError("flushing the file system of \(url.path)") }
+        guard LibC.syncfs(descriptor) == 0 else { throw posixError("flushing the file system of \(url.path)") }
         return true
         #else
         return false
@@ -130,9 +123,3 @@ enum DurableFile {
                        userInfo: [NSLocalizedDescriptionKey: "\(action): \(String(cString: strerror(code)))"])
     }
 }
-
-#if os(Linux)
-/// glibc's `syncfs(2)`, which Swift's Glibc module does not import (it needs `_GNU_SOURCE`).
-@_silgen_name("syncfs")
-private func linuxSyncfs(_ descriptor: Int32) -> Int32
-#endif

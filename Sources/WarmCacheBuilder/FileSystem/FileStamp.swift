@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What `stat(2)` says about a file that changes whenever its bytes do: size, inode, and the
 /// modification and status-change times to the nanosecond.
@@ -15,7 +8,7 @@ import Darwin
 /// cache is a new inode), so its hash need not be computed again. Like git's index, this trusts
 /// the file system's clock: a change made within the same clock tick as the recorded state and
 /// keeping the size is not seen.
-struct FileStamp: Codable, Sendable, Equatable {
+struct FileStamp: Sendable, Equatable {
     var size: Int
     var inode: UInt64
     var modifiedSeconds: Int
@@ -52,17 +45,11 @@ struct FileStamp: Codable, Sendable, Equatable {
         }
         size = Int(status.st_size)
         inode = UInt64(status.st_ino)
-        #if canImport(Darwin)
-        modifiedSeconds = Int(status.st_mtimespec.tv_sec)
-        modifiedNanoseconds = Int(status.st_mtimespec.tv_nsec)
-        changedSeconds = Int(status.st_ctimespec.tv_sec)
-        changedNanoseconds = Int(status.st_ctimespec.tv_nsec)
-        #else
-        modifiedSeconds = Int(status.st_mtim.tv_sec)
-        modifiedNanoseconds = Int(status.st_mtim.tv_nsec)
-        changedSeconds = Int(status.st_ctim.tv_sec)
-        changedNanoseconds = Int(status.st_ctim.tv_nsec)
-        #endif
+        let times = LibC.times(of: status)
+        modifiedSeconds = Int(times.modified.tv_sec)
+        modifiedNanoseconds = Int(times.modified.tv_nsec)
+        changedSeconds = Int(times.changed.tv_sec)
+        changedNanoseconds = Int(times.changed.tv_nsec)
     }
 
     /// The stamp as six numbers: `size inode mtime-s mtime-ns ctime-s ctime-ns` (how records store it).

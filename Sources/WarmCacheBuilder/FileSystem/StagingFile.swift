@@ -1,12 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A file-system failure while staging or installing a download, with the path and the
 /// system's reason ("No space left on device").

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import WarmCache
 
 /// An exclusive lock on one bundle output, so two runs never write the same bundle at once.

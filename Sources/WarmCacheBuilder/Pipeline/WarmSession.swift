@@ -79,7 +79,7 @@ struct WarmSession: Sendable {
         let space = SpaceWatch()
         let needsNetwork = !options.offline && plan.sources.contains(where: \.isRemote)
         let fetcher = needsNetwork
-            ? ImageFetcher(configuration: FetcherConfiguration(plan.fetch, concurrency: options.fetchConcurrency),
+            ? ImageFetcher(settings: plan.fetch.overriding(concurrency: options.fetchConcurrency),
                            logger: logger, onBytes: { tracker.downloaded($0); space.downloaded($0) })
             : nil
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)

@@ -1,10 +1,5 @@
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The per-source lines of a run's report, kept on disk while the run goes on, so a run of a
 /// million sources holds none of them in memory.

@@ -1,12 +1,5 @@
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One imaging process, started by the warm: it renders the sources sent to it one at a time.
 ///

@@ -1,12 +1,5 @@
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Imaging processes that render sources for a warm, one source per process at a time.
 ///

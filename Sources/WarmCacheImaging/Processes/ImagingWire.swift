@@ -1,12 +1,5 @@
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The frames a warm and its imaging processes exchange over a pair of pipes.
 ///

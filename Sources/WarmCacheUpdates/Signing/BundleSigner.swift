@@ -1,12 +1,5 @@
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes a bundle's signed statement (`statement.json` beside `index.sqlite`): what `warm`,
 /// `merge` and `sign` do once the index is in place.

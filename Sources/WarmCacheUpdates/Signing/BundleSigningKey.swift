@@ -1,12 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The publisher's secret Ed25519 key, which signs statements (`warm`, `merge`, `sign`).
 ///

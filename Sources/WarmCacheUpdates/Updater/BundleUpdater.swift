@@ -1,13 +1,6 @@
 import Crypto
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Keeps a local bundle directory in step with a bundle published as static files, downloading
 /// only what changed, and installing only what the publisher signed.

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An exclusive advisory lock (`flock`) on a file, held until ``unlock()`` or process exit: one
 /// update per directory at a time, across threads and processes. The kernel drops it when a

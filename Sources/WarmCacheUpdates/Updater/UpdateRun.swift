@@ -1,13 +1,6 @@
 import Crypto
 import Foundation
 import WarmCache
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The steps of one update, in order (see ``BundleUpdater``): revalidate and check the signed
 /// statement (or, unsigned, the index), fetch and check the index, fetch the missing blobs,

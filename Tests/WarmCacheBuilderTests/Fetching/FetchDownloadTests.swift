@@ -97,7 +97,7 @@ struct FetchDownloadTests {
         let server = try await FixtureServer.start(routes: ["/a.png": .image(FixtureBytes.fakePNG(count: 100))])
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("warmcache-with-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let used = try await ImageFetcher.withFetcher(configuration: fastConfiguration(), logger: .init(label: "test")) { fetcher in
+        let used = try await ImageFetcher.withFetcher(settings: fastConfiguration(), logger: .init(label: "test")) { fetcher in
             _ = try downloaded(try await fetcher.fetch(server.url("/a.png"), to: directory.appendingPathComponent("a.png")))
             return fetcher
         }
@@ -113,7 +113,7 @@ struct FetchDownloadTests {
     func shutdownWithDownloadsInFlight() async throws {
         try await withFetchHarness(routes: ["/slow.png": .delayed(seconds: 40, .image(FixtureBytes.fakePNG(count: 100)))]) {
             harness in
-            let fetcher = ImageFetcher(configuration: fastConfiguration(), logger: .init(label: "test"))
+            let fetcher = ImageFetcher(settings: fastConfiguration(), logger: .init(label: "test"))
             let inFlight = Task { try await fetcher.fetch(harness.server.url("/slow.png"), to: harness.destination()) }
             try await Task.sleep(nanoseconds: 300_000_000)
             let started = Date()
@@ -130,7 +130,7 @@ struct FetchDownloadTests {
     @Test("After shutdown, fetch fails with a clear error")
     func fetchAfterShutdown() async throws {
         try await withFetchHarness(routes: ["/a.png": .image(FixtureBytes.fakePNG(count: 100))]) { harness in
-            let fetcher = ImageFetcher(configuration: fastConfiguration(), logger: .init(label: "test"))
+            let fetcher = ImageFetcher(settings: fastConfiguration(), logger: .init(label: "test"))
             try await fetcher.shutdown()
             await #expect {
                 try await fetcher.fetch(harness.server.url("/a.png"), to: harness.destination())

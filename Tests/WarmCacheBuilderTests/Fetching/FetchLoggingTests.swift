@@ -37,7 +37,7 @@ struct FetchLoggingTests {
             "/missing": .status(404),
         ])
         let configuration = fastConfiguration(headers: [(name: "Authorization", value: secret)])
-        let fetcher = ImageFetcher(configuration: configuration, logger: logger)
+        let fetcher = ImageFetcher(settings: configuration, logger: logger)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("warmcache-log-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
 

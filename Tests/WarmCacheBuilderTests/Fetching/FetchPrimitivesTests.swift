@@ -202,7 +202,7 @@ struct FetchPrimitivesTests {
 
     @Test("Backoff stays within the exponential bound and the cap")
     func backoffBounds() {
-        let policy = RetryPolicy(configuration: FetcherConfiguration(retries: 5, backoffBase: 0.25, maxBackoff: 1, maxRetryAfter: 10))
+        let policy = RetryPolicy(settings: FetchSettings(retries: 5, retryDelay: 0.25, maxBackoff: 1, maxRetryAfter: 10))
         for _ in 0..<100 {
             #expect((0...0.25).contains(policy.delay(afterAttempt: 1, retryAfter: nil)))
             #expect((0...0.5).contains(policy.delay(afterAttempt: 2, retryAfter: nil)))

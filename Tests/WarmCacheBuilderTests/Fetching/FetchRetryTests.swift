@@ -123,7 +123,7 @@ struct FetchRetryTests {
         let url = closed.url("/gone.png")
         let sibling = closed.url("/also-gone.png")
         // Default settings apart from the retries, which must not be used for a dead host.
-        var configuration = FetcherConfiguration()
+        var configuration = FetchSettings()
         configuration.retries = 5
         try await withFetchHarness(configuration: configuration) { harness in
             let started = Date()
@@ -152,7 +152,7 @@ struct FetchRetryTests {
     @Test("A host that never answers fails after one connect timeout, without retries, and its next download at once")
     func silentHostIsWrittenOff() async throws {
         let silent = try SilentPort()
-        var configuration = FetcherConfiguration()
+        var configuration = FetchSettings()
         configuration.connectTimeout = 1
         try await expectWrittenOff([silent.url("/a.png"), silent.url("/b.png")], configuration: configuration,
                                    kind: .connectTimeout(host: "127.0.0.1:\(silent.port)", seconds: 1),
@@ -163,7 +163,7 @@ struct FetchRetryTests {
     @Test("A host that takes connections but never responds fails after one request timeout, without retries, and its next download at once")
     func hungHostIsWrittenOff() async throws {
         let hung = try HungPort()
-        var configuration = FetcherConfiguration()
+        var configuration = FetchSettings()
         configuration.connectTimeout = 1
         configuration.requestTimeout = 1
         try await expectWrittenOff([hung.url("/a.png"), hung.url("/b.png")], configuration: configuration,
@@ -175,7 +175,7 @@ struct FetchRetryTests {
     /// Fetches `urls` of one host in turn, expecting each to fail with `kind` after exactly one
     /// attempt although retries are allowed: the first waited out its timeout, the later ones
     /// found the host written off. (Attempts, not wall time, prove it.)
-    private func expectWrittenOff(_ urls: [URL], configuration: FetcherConfiguration, kind: FetchError.Kind,
+    private func expectWrittenOff(_ urls: [URL], configuration: FetchSettings, kind: FetchError.Kind,
                                   describedAs text: String, sourceLocation: SourceLocation = #_sourceLocation)
         async throws {
         var configuration = configuration

@@ -37,10 +37,12 @@ struct FetchSecretsTests {
         }
     }
 
-    @Test("The configuration's description, debug description and mirror redact header values")
-    func configurationIsRedacted() {
-        let configuration = FetcherConfiguration(headers: [(name: "Authorization", value: Self.secret)])
+    @Test("The settings' description, debug description and mirror redact header values")
+    func settingsAreRedacted() {
+        let configuration = FetchSettings(headers: [FetchHeader(name: "Authorization", value: SecretString(Self.secret))],
+                                          hostHeaders: ["cdn.example.com": [FetchHeader(name: "X-Key", value: SecretString(Self.secret))]])
         #expect(configuration.description.contains("Authorization: <redacted>"))
+        #expect(configuration.description.contains("X-Key: <redacted>"))
         var dumped = ""
         dump(configuration, to: &dumped)
         for text in [configuration.description, String(reflecting: configuration), "\(configuration)", dumped] {

@@ -10,11 +10,12 @@ func fastConfiguration(
     concurrency: Int = 8, perHost: Int = 8, requestTimeout: TimeInterval = 10, retries: Int = 2,
     maxBytes: Int = 50 * 1024 * 1024, maxRedirects: Int = 5, maxRetryAfter: TimeInterval = 5,
     headers: [(name: String, value: String)] = []
-) -> FetcherConfiguration {
-    FetcherConfiguration(
+) -> FetchSettings {
+    FetchSettings(
         concurrency: concurrency, perHost: perHost, connectTimeout: 10, requestTimeout: requestTimeout,
-        retries: retries, backoffBase: 0.005, maxBackoff: 0.02, maxRetryAfter: maxRetryAfter,
-        maxBytes: maxBytes, maxRedirects: maxRedirects, headers: headers)
+        retries: retries, retryDelay: 0.005, maxBackoff: 0.02, maxRetryAfter: maxRetryAfter,
+        maxBytes: maxBytes, maxRedirects: maxRedirects,
+        headers: headers.map { FetchHeader(name: $0.name, value: SecretString($0.value)) })
 }
 
 /// One test's world: a fixture server, a fetcher and an empty scratch directory, all
@@ -59,11 +60,11 @@ struct FetchHarness {
 }
 
 func withFetchHarness<T>(
-    routes: [String: FixtureRoute] = [:], configuration: FetcherConfiguration = fastConfiguration(),
+    routes: [String: FixtureRoute] = [:], configuration: FetchSettings = fastConfiguration(),
     _ body: (FetchHarness) async throws -> T
 ) async throws -> T {
     let server = try await FixtureServer.start(routes: routes)
-    let fetcher = ImageFetcher(configuration: configuration, logger: Logger(label: "warmcache.fetch.tests"))
+    let fetcher = ImageFetcher(settings: configuration, logger: Logger(label: "warmcache.fetch.tests"))
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("warmcache-fetch-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,10 +1,5 @@
 import Foundation
 import WarmCacheTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A real HTTP proxy (Debian's `tinyproxy`, installed by scripts/install-deps --tests) on 127.0.0.1,
 /// started by a test and stopped afterwards.
