@@ -270,22 +270,22 @@ import WarmCacheUpdates
         let samples = try Self.fetchSamples() + Self.updateSamples() + Self.runtimeSamples() + Self.imagingSamples()
             + Self.builderSamples() + Self.signingSamples()
         let enums: [(type: String, file: String, enumName: String)] = [
-            ("FetchError.swift:FetchError", "WarmCacheBuilder/Fetching/FetchError.swift", "Kind"),
+            ("FetchError.swift:FetchError", "WarmCacheBuilder/FetchError.swift", "Kind"),
             ("BundleUpdateError.swift:BundleUpdateError", "WarmCacheUpdates/BundleUpdateError.swift", "Kind"),
-            ("CacheBundleError.swift:CacheBundleError", "WarmCache/Bundle/CacheBundleError.swift", "Kind"),
-            ("IndexProblem.swift:IndexProblem", "WarmCache/Validation/IndexProblem.swift", "Kind"),
-            ("ImagingError.swift:ImagingError", "WarmCacheImaging/Errors/ImagingError.swift", "Kind"),
-            ("BundleWriterError.swift:BundleWriterError", "WarmCacheBuilder/Bundle/BundleWriterError.swift", "Kind"),
-            ("BundleMergeError.swift:BundleMergeError", "WarmCacheBuilder/Merging/BundleMergeError.swift", "Kind"),
-            ("WarmError.swift:WarmError", "WarmCacheBuilder/Pipeline/WarmError.swift", "Kind"),
-            ("ContactSheet.swift:ContactSheetError", "WarmCacheBuilder/Inspection/ContactSheet/ContactSheet.swift",
+            ("CacheBundleError.swift:CacheBundleError", "WarmCache/CacheBundleError.swift", "Kind"),
+            ("IndexProblem.swift:IndexProblem", "WarmCache/IndexProblem.swift", "Kind"),
+            ("ImagingError.swift:ImagingError", "WarmCacheImaging/ImagingError.swift", "Kind"),
+            ("BundleWriterError.swift:BundleWriterError", "WarmCacheBuilder/BundleWriterError.swift", "Kind"),
+            ("BundleMergeError.swift:BundleMergeError", "WarmCacheBuilder/BundleMergeError.swift", "Kind"),
+            ("WarmError.swift:WarmError", "WarmCacheBuilder/WarmError.swift", "Kind"),
+            ("ContactSheet.swift:ContactSheetError", "WarmCacheBuilder/ContactSheet.swift",
              "ContactSheetError"),
-            ("IndexBuilder.swift:IndexBuilderError", "WarmCacheBuilder/Bundle/IndexBuilder.swift", "IndexBuilderError"),
-            ("ManifestURLCheck.swift:Problem", "WarmCacheBuilder/Manifest/ManifestURLCheck.swift", "Kind"),
-            ("BundleStatement.swift:StatementError", "WarmCacheUpdates/Signing/BundleStatement.swift", "Kind"),
+            ("IndexBuilder.swift:IndexBuilderError", "WarmCacheBuilder/IndexBuilder.swift", "IndexBuilderError"),
+            ("ManifestURLCheck.swift:Problem", "WarmCacheBuilder/ManifestURLCheck.swift", "Kind"),
+            ("BundleStatement.swift:StatementError", "WarmCacheUpdates/BundleStatement.swift", "Kind"),
         ]
         for (type, file, enumName) in enums {
-            let declared = try SourceScan.caseNames(ofEnum: enumName, in: SourceScan.sources.appendingPathComponent(file))
+            let declared = try SourceScan.caseNames(ofEnum: enumName, in: SourceScan.file(file))
             #expect(!declared.isEmpty, "no cases found for \(type)")
             let walked = Set(samples.filter { $0.type == type }.compactMap(\.kind))
             #expect(declared.subtracting(walked).isEmpty,
@@ -382,6 +382,19 @@ enum SourceScan {
     static func swiftFiles() throws -> [URL] {
         let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
         return (enumerator?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "swift" }.sorted { $0.path < $1.path }
+    }
+
+    /// `Target/Name.swift`: the file of that name in that target, in whichever of its folders it sits.
+    static func file(_ targetAndName: String) throws -> URL {
+        let target = targetAndName.split(separator: "/").first.map(String.init) ?? ""
+        let name = (targetAndName as NSString).lastPathComponent
+        let root = sources.appendingPathComponent(target).standardizedFileURL.path + "/"
+        guard let file = try swiftFiles().first(where: {
+            $0.lastPathComponent == name && $0.standardizedFileURL.path.hasPrefix(root)
+        }) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: targetAndName])
+        }
+        return file
     }
 
     /// `File.swift:Name` of every type that conforms to `Error` or `LocalizedError` where it is declared.
