@@ -4,7 +4,7 @@ import WarmCacheBuilder
 import WarmCacheTestSupport
 import XCTest
 
-/// A disk that runs out of space (or inodes) during `warm`: one plain line naming the disk and
+/// A disk that runs out of space (or inodes) during `warm` or `merge`: one plain line naming the disk and
 /// roughly what the run needs, the previous bundle exactly as it was, and nothing the failed run
 /// wrote left behind. Run on a small tmpfs the test mounts (root only; skipped elsewhere).
 final class DiskFullTests: XCTestCase {
@@ -94,6 +94,43 @@ final class DiskFullTests: XCTestCase {
             XCTAssertTrue(lines.first?.contains("no room for more files") == true, "\(run)")
             // No bundle was ever published there: the failed run leaves nothing at all.
             XCTAssertFalse(FileManager.default.fileExists(atPath: bundle.path), "\(listing(bundle))")
+        }
+    }
+
+    func testAMergeOntoAFullDiskFailsInOneLineAndKeepsTheBundle() async throws {
+        let images = try SourceImages.distinct(16)
+        try await withWorld(routes: SourceImages.routes(images, under: "m")) { scratch, server in
+            let urls = (0..<16).map { server.url("/m/\($0)") }
+            try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
+            // Two shards on the ordinary disk.
+            for index in 1...2 {
+                let part = try await CLI.run(["warm", "manifest.yml", "--shard", "\(index)/2", "-q", "--cache-dir", "cache",
+                                              "-o", "parts/p\(index).warmcache"], in: scratch.url)
+                XCTAssertEqual(part.status, 0, "\(part)")
+            }
+            let disk = try mount(scratch, size: "2m")
+            defer { disk.unmount() }
+            let bundle = disk.url.appendingPathComponent("Images.warmcache")
+            // A merged bundle of the first part, which the failed merge must leave as it is.
+            let first = try await CLI.run(["merge", "-o", bundle.path, "--allow-missing-shards", "parts/p1.warmcache"],
+                                          in: scratch.url)
+            XCTAssertEqual(first.status, 0, "\(first)")
+            let before = listing(bundle)
+
+            try disk.fill(leaving: 40_000)
+            let full = try await CLI.run(["merge", "-o", bundle.path, "parts/p1.warmcache", "parts/p2.warmcache"],
+                                         in: scratch.url)
+            XCTAssertEqual(full.status, 1, "\(full)")
+            let lines = errorLines(full)
+            XCTAssertEqual(lines.count, 1, "one line: \(full)")
+            let line = try XCTUnwrap(lines.first)
+            XCTAssertTrue(line.contains("out of disk space") && line.contains(disk.url.path), line)
+            for leak in ["SQLite", "malformed", "Error Domain", "NSCocoaErrorDomain"] {
+                XCTAssertFalse(full.stderr.contains(leak), "\(leak): \(full)")
+            }
+            // The merged bundle, file for file: none of the failed merge's blobs or staging is left.
+            XCTAssertEqual(listing(bundle), before)
+            XCTAssertTrue(try BundleVerifier(bundleURL: bundle).verify().warnings.isEmpty)
         }
     }
 }
