@@ -54,7 +54,9 @@ struct InspectCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if json {
-            try Console.json(InspectionJSON(report: report, statement: try? StatementCheck.summary(of: bundleURL)?.get()))
+            try Console.json(VersionedJSON(InspectionJSON(report: report,
+                                                         statement: try? StatementCheck.summary(of: bundleURL)?.get()),
+                                           version: JSONVersion.inspect))
             return
         }
         Console.line("\(report.path)")
@@ -92,7 +94,7 @@ extension InspectCommand {
             throw ExitCode.failure
         }
         if json {
-            try Console.json(listing)
+            try Console.json(VersionedJSON(listing, version: JSONVersion.inspectList))
             return
         }
         for source in listing.sources {

@@ -41,7 +41,7 @@ struct LookupCommand: ParsableCommand {
                                discussion: "Default: the conventional manifest in the current directory, if any."))
     var manifest: String?
 
-    @Flag(help: "Print one JSON object: hit, path, format, pixelWidth, pixelHeight, bytes, cacheKey (reason on a miss).")
+    @Flag(help: "Print one JSON object: hit, path, format, pixelWidth, pixelHeight, bytes, cacheKey, blob (reason on a miss).")
     var json = false
 
     struct Answer: Encodable {
@@ -52,7 +52,8 @@ struct LookupCommand: ParsableCommand {
         var pixelHeight: Int?
         var bytes: Int?
         var cacheKey: String?
-        var sha256: String?
+        /// The blob's path inside the bundle, as the warm report and `inspect --json` name it.
+        var blob: String?
         var hasAlpha: Bool?
         var placeholder: ImagePlaceholder?
         /// On a miss: why (unknown source, no accepted format, a filter excluded every variant).
@@ -81,7 +82,7 @@ struct LookupCommand: ParsableCommand {
             let placeholder = try cache.placeholder(for: SourceIdentifier(source))
             answer = Answer(hit: hit != nil, path: hit?.fileURL.path, format: hit?.format.rawValue,
                             pixelWidth: hit?.pixelSize.width, pixelHeight: hit?.pixelSize.height, bytes: hit?.byteCount,
-                            cacheKey: hit?.cacheKey, sha256: hit?.sha256, hasAlpha: hit?.hasAlpha,
+                            cacheKey: hit?.cacheKey, blob: hit.map { BundleFormat.objectPath(sha256: $0.sha256, format: $0.format) }, hasAlpha: hit?.hasAlpha,
                             placeholder: placeholder)
             if hit == nil {
                 (answer.reason, answer.suggestion) = try explainMiss(cache)
@@ -91,7 +92,7 @@ struct LookupCommand: ParsableCommand {
             throw ExitCode.failure
         }
         if json {
-            try Console.json(answer)
+            try Console.json(VersionedJSON(answer, version: JSONVersion.lookup))
         } else if answer.hit, let path = answer.path {
             Console.line(path)
             Console.line("  \(answer.format ?? "") \(answer.pixelWidth ?? 0)x\(answer.pixelHeight ?? 0), "

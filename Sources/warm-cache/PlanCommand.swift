@@ -41,7 +41,7 @@ struct PlanCommand: ParsableCommand {
             plan = plan.restricted(to: shard)
         }
         if json {
-            try Console.json(plan)
+            try Console.json(VersionedJSON(plan, version: JSONVersion.plan))
             return
         }
         Console.line("\(plan.manifestURL.path) → \(plan.output.path)")
@@ -64,8 +64,9 @@ struct PlanCommand: ParsableCommand {
     private func printShards(_ plan: WarmPlan, count: Int) throws {
         let parts = try plan.shards(count)
         if json {
-            try Console.json(parts.map { ShardCount(shard: $0.shard!.description, sources: $0.sources.count,
-                                                    variants: $0.summary.variantCount) })
+            let shards = parts.map { ShardCount(shard: $0.shard!.description, sources: $0.sources.count,
+                                                variants: $0.summary.variantCount) }
+            try Console.json(VersionedJSON(ShardCounts(shards: shards), version: JSONVersion.planShards))
             return
         }
         Console.line("\(plan.manifestURL.path): \(plan.sources.count) sources in \(count) shards")
@@ -78,6 +79,11 @@ struct PlanCommand: ParsableCommand {
             Console.line(String(format: "largest shard %.1f%% above the mean, smallest %.1f%% below",
                                 (Double(largest) / mean - 1) * 100, (1 - Double(smallest) / mean) * 100))
         }
+    }
+
+    /// `plan --shards N --json`: an object, so that it carries its version like every output.
+    private struct ShardCounts: Encodable {
+        var shards: [ShardCount]
     }
 
     private struct ShardCount: Encodable {

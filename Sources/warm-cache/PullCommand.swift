@@ -83,7 +83,7 @@ struct PullCommand: AsyncParsableCommand {
             }
         }
         if json {
-            try Console.json(result)
+            try Console.json(VersionedJSON(PullJSON(result), version: JSONVersion.pull))
             return
         }
         // "version 8 (expires …, key …)", or "an unsigned version".
@@ -102,5 +102,43 @@ struct PullCommand: AsyncParsableCommand {
                 + "\(result.blobsReused) already present, \(result.blobsRemoved) superseded removed; "
                 + "\(Console.bytes(result.bytesDownloaded)) in \(result.requests) requests")
         }
+    }
+}
+
+/// `pull --json`: the ``UpdateResult``, with the bundle as `path` (the name `inspect` and `verify`
+/// give it) and `bytesDownloaded`, everything transferred (the warm report's name for it).
+struct PullJSON: Encodable {
+    var outcome: UpdateResult.Outcome
+    var path: String
+    var requests: Int
+    var version: Int?
+    var expiresAt: Date?
+    var keyID: String?
+    var statementBytes: Int
+    var indexBytes: Int
+    var blobsDownloaded: Int
+    var blobBytesDownloaded: Int
+    var blobsReused: Int
+    var blobsReferenced: Int
+    var blobBytesReferenced: Int
+    var blobsRemoved: Int
+    var bytesDownloaded: Int
+
+    init(_ result: UpdateResult) {
+        outcome = result.outcome
+        path = result.bundleURL.path
+        requests = result.requests
+        version = result.version
+        expiresAt = result.expiresAt
+        keyID = result.keyID
+        statementBytes = result.statementBytes
+        indexBytes = result.indexBytes
+        blobsDownloaded = result.blobsDownloaded
+        blobBytesDownloaded = result.blobBytesDownloaded
+        blobsReused = result.blobsReused
+        blobsReferenced = result.blobsReferenced
+        blobBytesReferenced = result.blobBytesReferenced
+        blobsRemoved = result.blobsRemoved
+        bytesDownloaded = result.bytesDownloaded
     }
 }

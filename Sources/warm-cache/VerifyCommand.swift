@@ -40,7 +40,7 @@ struct VerifyCommand: ParsableCommand {
         }
         report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed()))
         if json {
-            try Console.json(report)
+            try Console.json(VersionedJSON(report, version: JSONVersion.verify))
         } else {
             for problem in report.problems {
                 Console.error(problem.description)

@@ -107,7 +107,8 @@ import WarmCacheTestSupport
 
         let json = try await CLI.run(["plan", "manifest.yml", "--shards", "\(count)", "--json"], in: scratch.url)
         #expect(json.status == 0, "\(json)")
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let counts = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let rows = try #require(counts["shards"] as? [[String: Any]])
         #expect(rows.map { $0["shard"] as? String } == (1...count).map { "\($0)/\(count)" })
         for (offset, row) in rows.enumerated() {
             let sources = assigned[offset + 1]?.count ?? 0

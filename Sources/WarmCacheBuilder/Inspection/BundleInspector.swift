@@ -94,6 +94,11 @@ public struct BundleListing: Sendable, Codable {
         /// Bytes of the original.
         public var bytes: Int
         public var variants: [VariantReport]
+
+        /// The original's size is `originalBytes`, as in the warm report; a variant's is `bytes`.
+        private enum CodingKeys: String, CodingKey {
+            case identifier, format, pixelWidth, pixelHeight, bytes = "originalBytes", variants
+        }
     }
 
     public var path: String

@@ -2,7 +2,7 @@ import Foundation
 import WarmCache
 import WarmCacheImaging
 
-/// JSON for `warm-cache plan --json`. Tokens are the ones cache keys use (`cover`, `round(24)`),
+/// JSON for `warm-cache plan --json` (docs/json.md). Tokens are the ones cache keys use (`cover`, `round(24)`),
 /// header values print as `<redacted>`, and optional fields are omitted when unset.
 extension WarmPlan: Encodable {
     private enum CodingKeys: String, CodingKey {
@@ -24,15 +24,16 @@ extension WarmPlan: Encodable {
 
 extension PlannedSource: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case identifier, remote, file, placeholders, variants, listedAt
+        case identifier, location, placeholders, variants, listedAt
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(identifier.rawValue, forKey: .identifier)
+        // The URL or the absolute file path, as the warm report's `location`.
         switch location {
-        case .remote(let url): try container.encode(url.absoluteString, forKey: .remote)
-        case .file(let url): try container.encode(url.path, forKey: .file)
+        case .remote(let url): try container.encode(url.absoluteString, forKey: .location)
+        case .file(let url): try container.encode(url.path, forKey: .location)
         }
         try container.encode(placeholders, forKey: .placeholders)
         try container.encode(variants, forKey: .variants)
@@ -43,10 +44,7 @@ extension PlannedSource: Encodable {
 extension PlannedVariant: Encodable {
     private enum CodingKeys: String, CodingKey {
         case preset, width, height, scale, fit, gravity, background, upscale, format, quality
-        case qualityTarget = "quality_target"
-        case candidates
-        case alphaCandidates = "alpha_candidates"
-        case options, processors
+        case qualityTarget, candidates, alphaCandidates, options, processors
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -13,6 +13,12 @@ extension WarmPlan {
         /// Variants per preset name (``PlannedVariant/entryPreset`` for entry-described ones).
         public var variantsByPreset: [String: Int]
 
+        /// `plan --json` counts sources and variants under the names every output uses.
+        private enum CodingKeys: String, CodingKey {
+            case sourceCount = "sources", remoteSourceCount = "remoteSources", localSourceCount = "localSources"
+            case variantCount = "variants", variantsByFormat, variantsByPreset
+        }
+
         /// For example:
         ///
         ///     5 sources (0 remote, 5 local), 42 variants

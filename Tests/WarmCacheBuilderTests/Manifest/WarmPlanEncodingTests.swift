@@ -24,14 +24,15 @@ import Testing
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(plan), as: UTF8.self)
         let root = fixture.directory.standardizedFileURL.path.replacingOccurrences(of: "/", with: "\\/")
-        #expect(json.contains(#""sources":[{"file":"\#(root)\/a.png","identifier":"asset:\/\/a","#))
-        #expect(json.contains(#""listedAt":"\#(root)\/manifest.yml:9:11","placeholders":["average","thumbhash"]"#))
+        #expect(json.contains(#""sources":[{"identifier":"asset:\/\/a","#
+                              + #""listedAt":"\#(root)\/manifest.yml:9:11","location":"\#(root)\/a.png","#))
+        #expect(json.contains(#""location":"\#(root)\/a.png","placeholders":["average","thumbhash"]"#))
         #expect(json.contains(#""variants":[{"fit":"cover","format":"png","gravity":"attention","height":48,"#
                               + #""preset":"round","processors":["round(8)"],"quality":{"png":90},"scale":1,"#
                               + #""upscale":false,"width":48}]"#))
         #expect(json.contains(#""headers":[{"name":"Authorization","value":"<redacted>"}]"#))
-        #expect(json.contains(#""summary":{"localSourceCount":1,"remoteSourceCount":0,"sourceCount":1,"#
-                              + #""variantCount":1,"variantsByFormat":{"png":1},"variantsByPreset":{"round":1}}"#))
+        #expect(json.contains(#""summary":{"localSources":1,"remoteSources":0,"sources":1,"#
+                              + #""variants":1,"variantsByFormat":{"png":1},"variantsByPreset":{"round":1}}"#))
         #expect(!json.contains("secret-value"))
     }
 

@@ -17,6 +17,9 @@ import WarmCache
 /// A variant's full cache key is the source's key field (the identifier unless its key escapes
 /// characters) + `|` + the stored tail; its image is `objects + sha[0..2] + "/" + sha + "." + ext`.
 struct ContactSheetData: Encodable {
+    /// The version of this JSON's shape, under the key every JSON output uses (docs/json.md).
+    static let version = 1
+
     struct Summary: Encodable {
         var path = ""
         var generator = ""
@@ -105,11 +108,12 @@ struct ContactSheetData: Encodable {
     var failures: [ContactSheet.Failure] = []
 
     enum CodingKeys: String, CodingKey {
-        case summary, objects, formats, extensions, presets, byFormat, byPreset, sources, failures
+        case reportVersion, summary, objects, formats, extensions, presets, byFormat, byPreset, sources, failures
     }
 
     func encode(to encoder: Encoder) throws {
         var object = encoder.container(keyedBy: CodingKeys.self)
+        try object.encode(Self.version, forKey: .reportVersion)
         try object.encode(summary, forKey: .summary)
         try object.encode(objects, forKey: .objects)
         try object.encode(formats, forKey: .formats)
