@@ -426,110 +426,50 @@ public final class BundleWriter: Sendable {
     /// flushed yet) instead of the whole file system.
     static let fileByFileFlushLimit = 256
 
+    /// What one commit publishes: the staged rows and the index's own fields.
+    private struct Commit {
+        let builder: IndexBuilder
+        let createdAt: Date?
+        let manifestFingerprint: String?
+        let shard: Shard?
+        let budget: Int?
+        /// The staged contents' digest (`nil` when it cannot be computed: then nothing is
+        /// remembered of the index for the next run).
+        let digest: String?
+    }
+
+    /// Publishes `builder`'s rows, in the order of what each step decides: whether the index in
+    /// place already holds them (then nothing is written), whether every blob they name is on
+    /// disk, then the new index, flushed with its new blobs and swapped in, then the garbage.
     private func commit(_ builder: IndexBuilder, createdAt: Date?, manifestFingerprint: String?, shard: Shard?,
                         lastPublished: PublishedIndex?, budget: Int?)
         throws -> (summary: CommitSummary, published: PublishedIndex?) {
         let flushedEarly = stopFlusher()
-        /// The payload of the index at `path`, refused when over the budget.
-        func weigh(indexAt path: String) throws -> BundlePayload {
-            let payload = try fileSystem("measuring the index") { try BundlePayload.measure(indexAt: path) }
-            if let budget, payload.bytes > budget { throw BudgetExceeded(budget: budget, payload: payload, bundlePath: bundleURL.path) }
-            return payload
+        let digest = try fileSystem("reading staged rows") {
+            try builder.contentsDigest(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard)
         }
+        let commit = Commit(builder: builder, createdAt: createdAt, manifestFingerprint: manifestFingerprint,
+                            shard: shard, budget: budget, digest: digest)
         // Nothing changed (a no-op re-warm): the staged rows are the published ones, no blob was
         // added, and no interrupted run left garbage. Publishing would only write, flush and rename
         // an index with the same contents, and list every blob for garbage the last commit removed.
         // (Every blob the rows name was checked when its source was looked up or stored.)
-        // The summary's blob totals are read beside the comparison (on another thread, another
-        // connection): a changed index counts its blobs again while checking them.
         let mayBeUnchanged = try fileSystem("reading staged rows") {
             try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
                 && FileManager.default.fileExists(atPath: indexURL.path)
         }
-        let digest = try fileSystem("reading staged rows") {
-            try builder.contentsDigest(createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard)
+        if mayBeUnchanged, let lastPublished, let unchanged = try unchangedSinceLastCommit(commit, lastPublished) {
+            return unchanged
         }
-        func published(_ summary: CommitSummary) -> PublishedIndex? {
-            guard let digest, let stamp = FileStamp(atPath: indexURL.path) else { return nil }
-            return PublishedIndex(stamp: stamp, contentsDigest: digest, sourceCount: summary.sourceCount,
-                                  variantCount: summary.variantCount, blobCount: summary.blobCount,
-                                  blobBytes: summary.blobBytes, payload: summary.payload)
-        }
-        // The index in place is the one the last commit left, untouched since, with these contents.
-        if mayBeUnchanged, let lastPublished, let digest, digest == lastPublished.contentsDigest,
-           FileStamp(atPath: indexURL.path) == lastPublished.stamp {
-            let payload = try lastPublished.payload.map { known in
-                if let budget, known.bytes > budget { throw BudgetExceeded(budget: budget, payload: known, bundlePath: bundleURL.path) }
-                return known
-            } ?? weigh(indexAt: indexURL.path)
-            builder.discard()
-            try? FileManager.default.removeItem(at: stagingURL)
-            let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
-                                        blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
-                                        blobsRemoved: 0, payload: payload, unchanged: true)
-            var published = lastPublished
-            published.payload = payload
-            return (summary, published)
-        }
-        // Rows that waited unstaged are staged now: a source or key added twice is found here.
-        do {
-            try builder.stageDeferredRows()
-        } catch let error as IndexBuilderError {
-            throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
-        } catch {
-            note(error)
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(PlainReason.of(error))")
-        }
-        let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
-        let counting = DispatchGroup()
-        if mayBeUnchanged {
-            try fileSystem("reading staged rows") { try builder.endStaging() }
-            let stagingPath = builder.stagingPath
-            DispatchQueue.global().async(group: counting) {
-                let totals = Result { try IndexBuilder.blobTotals(ofStagingAt: stagingPath) }
-                blobTotals.withLock { $0 = totals }
-            }
-        }
-        let unchanged = mayBeUnchanged
-            && builder.matches(indexAt: indexURL.path, createdAt: createdAt,
-                               manifestFingerprint: manifestFingerprint, shard: shard)
-        counting.wait()  // before the staging file is written again (its blob index)
-        if unchanged, let totals = blobTotals.withLock({ $0 }) {
-            let blobs = try fileSystem("reading staged rows") { try totals.get() }
-            let payload = try weigh(indexAt: indexURL.path)
-            let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
-                                        variantCount: (try? builder.count("variants")) ?? 0,
-                                        blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0,
-                                        payload: payload, unchanged: true)
-            builder.discard()
-            try? FileManager.default.removeItem(at: stagingURL)
-            return (summary, published(summary))
+        try stageDeferredRows(of: builder)
+        if mayBeUnchanged, let unchanged = try unchangedByComparison(commit) {
+            return unchanged
         }
 
         // (An unchanged index removes no source.)
         let removedSources = FileManager.default.fileExists(atPath: indexURL.path)
             ? builder.sourcesMissing(fromIndexAt: indexURL.path) : []
-        var blobCount = 0
-        var blobBytes = 0
-        let objects = OpenFolder(objectsOf: bundlePath)
-        do {
-            try builder.forEachBlob { sha256, format, byteCount in
-                let size = objects?.fileSize(OpenFolder.blobPath(sha256: sha256, format: format))
-                guard size == byteCount else {
-                    throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
-                                            detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "
-                                                + "is missing or has the wrong size")
-                }
-                blobCount += 1
-                blobBytes += byteCount
-            }
-        } catch let error as BundleWriterError {
-            throw error
-        } catch {
-            note(error)
-            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(PlainReason.of(error))")
-        }
-
+        let blobs = try checkBlobs(of: builder)
         let temporary = bundleURL.appendingPathComponent("index-\(UUID().uuidString).sqlite.tmp")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
@@ -540,11 +480,127 @@ public final class BundleWriter: Sendable {
             note(error)
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(PlainReason.of(error))")
         }
-        let payload = try weigh(indexAt: temporary.path)
+        let payload = try weigh(indexAt: temporary.path, budget: budget)
+        try swapIn(temporary, with: builder, flushedEarly: flushedEarly)
+
+        let removed = collectGarbage(keeping: builder)
+        fanouts.withLock { $0.removeAll() }
+        let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
+                                    variantCount: (try? builder.count("variants")) ?? 0,
+                                    blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: removed,
+                                    removedSources: removedSources, payload: payload)
+        return finished(commit, summary)
+    }
+
+    /// The payload of the index at `path`, refused when over the budget.
+    private func weigh(indexAt path: String, budget: Int?) throws -> BundlePayload {
+        let payload = try fileSystem("measuring the index") { try BundlePayload.measure(indexAt: path) }
+        if let budget, payload.bytes > budget { throw BudgetExceeded(budget: budget, payload: payload, bundlePath: bundleURL.path) }
+        return payload
+    }
+
+    /// Ends a commit that published (or found published) `summary`: the staging goes, and what
+    /// the next run needs to know of the index is returned with it.
+    private func finished(_ commit: Commit, _ summary: CommitSummary)
+        -> (summary: CommitSummary, published: PublishedIndex?) {
+        commit.builder.discard()
+        try? FileManager.default.removeItem(at: stagingURL)
+        guard let digest = commit.digest, let stamp = FileStamp(atPath: indexURL.path) else { return (summary, nil) }
+        return (summary, PublishedIndex(stamp: stamp, contentsDigest: digest, sourceCount: summary.sourceCount,
+                                        variantCount: summary.variantCount, blobCount: summary.blobCount,
+                                        blobBytes: summary.blobBytes, payload: summary.payload))
+    }
+
+    /// The fast way to "nothing changed": the index in place is the one the last commit left,
+    /// untouched since (its file stamp), with these contents (their digest). `nil` otherwise.
+    private func unchangedSinceLastCommit(_ commit: Commit, _ lastPublished: PublishedIndex) throws
+        -> (summary: CommitSummary, published: PublishedIndex?)? {
+        guard let digest = commit.digest, digest == lastPublished.contentsDigest,
+              FileStamp(atPath: indexURL.path) == lastPublished.stamp else { return nil }
+        let payload = try lastPublished.payload.map { known in
+            if let budget = commit.budget, known.bytes > budget {
+                throw BudgetExceeded(budget: budget, payload: known, bundlePath: bundleURL.path)
+            }
+            return known
+        } ?? weigh(indexAt: indexURL.path, budget: commit.budget)
+        commit.builder.discard()
+        try? FileManager.default.removeItem(at: stagingURL)
+        let summary = CommitSummary(sourceCount: lastPublished.sourceCount, variantCount: lastPublished.variantCount,
+                                    blobCount: lastPublished.blobCount, blobBytes: lastPublished.blobBytes,
+                                    blobsRemoved: 0, payload: payload, unchanged: true)
+        var published = lastPublished
+        published.payload = payload
+        return (summary, published)
+    }
+
+    /// Rows that waited unstaged are staged now: a source or key added twice is found here.
+    private func stageDeferredRows(of builder: IndexBuilder) throws {
+        do {
+            try builder.stageDeferredRows()
+        } catch let error as IndexBuilderError {
+            throw BundleWriterError(.inconsistentContents, bundleURL: bundleURL, detail: error.description)
+        } catch {
+            note(error)
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "staging rows: \(PlainReason.of(error))")
+        }
+    }
+
+    /// The slower way to "nothing changed": the staged rows compared with the index in place. The
+    /// summary's blob totals are read beside the comparison (on another thread, another
+    /// connection). `nil` when they differ.
+    private func unchangedByComparison(_ commit: Commit) throws -> (summary: CommitSummary, published: PublishedIndex?)? {
+        let builder = commit.builder
+        let blobTotals = Locked<Result<(count: Int, bytes: Int), Error>?>(nil)
+        let counting = DispatchGroup()
+        try fileSystem("reading staged rows") { try builder.endStaging() }
+        let stagingPath = builder.stagingPath
+        DispatchQueue.global().async(group: counting) {
+            let totals = Result { try IndexBuilder.blobTotals(ofStagingAt: stagingPath) }
+            blobTotals.withLock { $0 = totals }
+        }
+        let unchanged = builder.matches(indexAt: indexURL.path, createdAt: commit.createdAt,
+                                        manifestFingerprint: commit.manifestFingerprint, shard: commit.shard)
+        counting.wait()  // before the staging file is written again (its blob index)
+        guard unchanged, let totals = blobTotals.withLock({ $0 }) else { return nil }
+        let blobs = try fileSystem("reading staged rows") { try totals.get() }
+        let payload = try weigh(indexAt: indexURL.path, budget: commit.budget)
+        let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
+                                    variantCount: (try? builder.count("variants")) ?? 0,
+                                    blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0,
+                                    payload: payload, unchanged: true)
+        return finished(commit, summary)
+    }
+
+    /// Every blob the rows name, checked on disk at its size; their number and bytes.
+    private func checkBlobs(of builder: IndexBuilder) throws -> (count: Int, bytes: Int) {
+        var count = 0
+        var bytes = 0
+        let objects = OpenFolder(objectsOf: bundlePath)
+        do {
+            try builder.forEachBlob { sha256, format, byteCount in
+                let size = objects?.fileSize(OpenFolder.blobPath(sha256: sha256, format: format))
+                guard size == byteCount else {
+                    throw BundleWriterError(.missingBlob, bundleURL: bundleURL,
+                                            detail: "blob \(BundleFormat.objectPath(sha256: sha256, format: format)) "
+                                                + "is missing or has the wrong size")
+                }
+                count += 1
+                bytes += byteCount
+            }
+        } catch let error as BundleWriterError {
+            throw error
+        } catch {
+            note(error)
+            throw BundleWriterError(.index, bundleURL: bundleURL, detail: "reading staged rows: \(PlainReason.of(error))")
+        }
+        return (count, bytes)
+    }
+
+    /// Makes the new index and everything it names durable, then swaps it in for the old one.
+    /// After many new blobs one syncfs is far cheaper than a flush per file; after a few (a
+    /// re-warm) flushing just those does not wait for whatever else the disk holds dirty.
+    private func swapIn(_ temporary: URL, with builder: IndexBuilder, flushedEarly: Set<String>) throws {
         try fileSystem("publishing the index") {
-            // Everything the new index names must be on disk before it replaces the old one. After
-            // many new blobs one syncfs is far cheaper than a flush per file; after a few (a
-            // re-warm) flushing just those does not wait for whatever else the disk holds dirty.
             let flushedAll = try builder.count("added_blobs") > Self.fileByFileFlushLimit
                 && DurableFile.flushFileSystem(containing: bundleURL)
             if !flushedAll {
@@ -560,16 +616,6 @@ public final class BundleWriter: Sendable {
             }
             try DurableFile.replace(indexURL, with: temporary)
         }
-
-        let removed = collectGarbage(keeping: builder)
-        fanouts.withLock { $0.removeAll() }
-        let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
-                                    variantCount: (try? builder.count("variants")) ?? 0,
-                                    blobCount: blobCount, blobBytes: blobBytes, blobsRemoved: removed,
-                                    removedSources: removedSources, payload: payload)
-        builder.discard()
-        try? FileManager.default.removeItem(at: stagingURL)
-        return (summary, published(summary))
     }
 
     /// Stops the blob flusher, if one runs; returns the blobs it flushed.
