@@ -47,6 +47,8 @@ struct QualitySearch {
     static let maximumTrials = 7
 
     let reference: SSIMULACRA2Reference
+    /// The 8-bit pixels the reference was prepared from (lossy WebP trials start from them).
+    let scoring: SSIMULACRA2Image
     let target: Double
     /// The settings of the final encode; their quality is what the search sets.
     let settings: EncoderSettings
@@ -80,7 +82,7 @@ struct QualitySearch {
             ?? Self.initialGuess(settings.format, target: target, size: image.size)
         var quality = min(range.upperBound, max(range.lowerBound, start))
         let webp = WebPTrials.applies(to: settings)
-            ? try WebPTrials(image.scoringPixels(bands: hasAlpha ? 4 : 3), settings: settings) : nil
+            ? try WebPTrials(scoring, settings: settings) : nil
         // Steps aim a little above the target, so that the next encode is likely to pass close to it.
         let aim = target + Self.closeEnough * 0.4
         while encodes < Self.maximumTrials {

@@ -18,21 +18,27 @@ struct PerceptualEncoder {
 
     /// The last reference prepared, and the pixels it was prepared from: the outputs of one size
     /// in several formats (and a `smallest` output's candidates) share their pixels, and come
-    /// one after another. Only one is kept: a reference takes ~48 bytes a pixel.
-    private var lastReference: (pixels: ObjectIdentifier, flattened: Bool, reference: SSIMULACRA2Reference)?
+    /// one after another. Only one is kept: a reference takes ~48 bytes a pixel. The 8-bit pixels
+    /// it was made from are kept with it, for the encoders that start from them (``WebPTrials``).
+    private var lastReference: (pixels: ObjectIdentifier, flattened: Bool, reference: SSIMULACRA2Reference,
+                                scoring: SSIMULACRA2Image)?
 
     init(name: String) {
         self.name = name
     }
 
-    /// The reference for a candidate's prepared `image`, made from `pixels` (flattened or not).
+    /// The reference for a candidate's prepared `image`, made from `pixels` (flattened or not),
+    /// and the 8-bit pixels it was made from.
     private mutating func reference(for image: VipsImage, pixels: VipsImage, flattened: Bool)
-        throws(VipsCallError) -> SSIMULACRA2Reference {
+        throws(VipsCallError) -> (reference: SSIMULACRA2Reference, scoring: SSIMULACRA2Image) {
         let identity = ObjectIdentifier(pixels)
-        if let last = lastReference, last.pixels == identity, last.flattened == flattened { return last.reference }
-        let reference = SSIMULACRA2Reference(try image.scoringPixels(bands: image.hasAlpha ? 4 : 3))
-        lastReference = (identity, flattened, reference)
-        return reference
+        if let last = lastReference, last.pixels == identity, last.flattened == flattened {
+            return (last.reference, last.scoring)
+        }
+        let scoring = try image.scoringPixels(bands: image.hasAlpha ? 4 : 3)
+        let reference = SSIMULACRA2Reference(scoring)
+        lastReference = (identity, flattened, reference, scoring)
+        return (reference, scoring)
     }
 
     /// Whether an encoding reached its variant's target (one without a target always does).
@@ -67,8 +73,8 @@ struct PerceptualEncoder {
             }
             let flattened = pixels.hasAlpha && !image.hasAlpha
             do {
-                let reference = try self.reference(for: image, pixels: pixels, flattened: flattened)
-                let search = QualitySearch(reference: reference, target: Double(target),
+                let (reference, scoring) = try self.reference(for: image, pixels: pixels, flattened: flattened)
+                let search = QualitySearch(reference: reference, scoring: scoring, target: Double(target),
                                            settings: variant.settings, hasAlpha: image.hasAlpha)
                 // Only a candidate that reached the target sets the size to beat.
                 let bytesToBeat = candidates.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
