@@ -347,7 +347,7 @@ public final class BundleWriter: Sendable {
     /// must have the same row (presets aside, which are united): otherwise nothing of `bundle` is
     /// staged and the conflict is returned. Blobs are added separately (``adoptBlob(at:sha256:format:byteCount:)``).
     /// Thread-safe.
-    func mergeIndex(of bundle: URL) throws -> IndexBuilder.MergeConflict? {
+    func mergeIndex(of bundle: URL) throws -> IndexMerge.Conflict? {
         try withStaging { builder in
             try builder.merge(indexAt: bundle.appendingPathComponent(BundleFormat.indexFileName).path)
         }
