@@ -74,4 +74,23 @@ struct IndexSchemaTests {
             #expect(statement == expected)
         }
     }
+
+    /// Each table's columns as SQLite reads them from the schema are the ones ``IndexSchema``
+    /// declares, in order: the names queries use are the names the file has.
+    @Test("SQLite finds the declared columns in the schema")
+    func declaredColumns() throws {
+        let connection = try SQLiteConnection(path: ":memory:", readOnly: false)
+        for statement in BundleFormat.schema { try connection.execute(statement) }
+        for table in IndexSchema.tables {
+            let info = try connection.statement("SELECT name FROM pragma_table_info(?) ORDER BY cid")
+            try info.bind(.text(table.name))
+            var names: [String] = []
+            while try info.step() { names.append(info.text("name")) }
+            #expect(names == table.columns.map(\.name), "\(table.name)")
+        }
+        // Format 1.2's columns are not required of an index: one of format 1.0 or 1.1 lacks them.
+        let required = Set(IndexSchema.Variants.table.requiredColumns.map(\.name))
+        #expect(required.isDisjoint(with: ["quality_target", "encoder_quality", "quality_score"]))
+        #expect(required.count == IndexSchema.Variants.table.columns.count - 3)
+    }
 }
