@@ -115,10 +115,11 @@ package final class SQLiteStatement {
         sqlite3_column_name(handle, position).map { String(cString: $0) } ?? ""
     }
 
-    /// The result's column named `name`, to read row after row without looking the name up again.
-    /// Stops the program when the result has no column of that name, or two.
-    package func column(_ name: String) -> SQLiteColumn {
-        SQLiteColumn(position: position(of: name), statement: ObjectIdentifier(self))
+    /// The result's column `name` names (a `String` or a table's declared column), to read row
+    /// after row without looking the name up again. Stops the program when the result has no
+    /// column of that name, or two.
+    package func column(_ name: some SQLiteColumnReference) -> SQLiteColumn {
+        SQLiteColumn(position: name.position(in: self), statement: ObjectIdentifier(self))
     }
 
     /// The columns `Columns` reads, found by name the first time this statement is asked for them
