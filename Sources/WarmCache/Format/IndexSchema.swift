@@ -158,6 +158,22 @@ package struct IndexTable: Sendable, CustomStringConvertible {
         columns.filter { $0.minorVersion == 0 }
     }
 
+    /// The table's column names, in order and without `excluded`, joined by commas: the column
+    /// list of an `INSERT` that fills every column.
+    package func columnList(excluding excluded: Set<IndexColumn> = []) -> String {
+        columns.filter { !excluded.contains($0) }.map(\.name).joined(separator: ", ")
+    }
+
+    /// The values of ``columnList(excluding:)`` for an `INSERT … SELECT` from the same table under
+    /// `alias` (`p.source, p.format`), or from it unqualified when `alias` is empty, with the
+    /// expressions `replacing` gives in place of some columns (a source id renumbered, say).
+    package func selectList(from alias: String, replacing: [IndexColumn: String] = [:],
+                            excluding excluded: Set<IndexColumn> = []) -> String {
+        columns.filter { !excluded.contains($0) }
+            .map { replacing[$0] ?? (alias.isEmpty ? $0.name : "\(alias).\($0.name)") }
+            .joined(separator: ", ")
+    }
+
     /// The `CREATE TABLE` statement, laid out as the format's first writer laid it out: a column
     /// per line, its declaration after its name padded to one more than the longest name of the
     /// columns the same format version added, then the constraints.

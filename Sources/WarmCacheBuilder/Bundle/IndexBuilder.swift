@@ -95,7 +95,7 @@ final class IndexBuilder {
 
     /// The rows of a staging table (deferred rows are staged first).
     func count(_ table: String) throws -> Int {
-        if table != "added_blobs" { try stageDeferredRows() }
+        if table != StagedBlobs.AddedBlobs.table { try stageDeferredRows() }
         return try staging.count(table)
     }
 
@@ -178,8 +178,8 @@ final class IndexBuilder {
 
     /// The `meta` rows of the index the staged and deferred rows make, sorted by key.
     private func metaRows(createdAt: Date?, manifestFingerprint: String?, shard: Shard?) throws -> [(String, String)] {
-        meta.rows(sourceCount: try staging.count("sources") + (deferred?.sourceCount ?? 0),
-                  variantCount: try staging.count("variants") + (deferred?.variantCount ?? 0),
+        meta.rows(sourceCount: try staging.count(IndexSchema.Sources.table.name) + (deferred?.sourceCount ?? 0),
+                  variantCount: try staging.count(IndexSchema.Variants.table.name) + (deferred?.variantCount ?? 0),
                   createdAt: createdAt, manifestFingerprint: manifestFingerprint, shard: shard)
     }
 

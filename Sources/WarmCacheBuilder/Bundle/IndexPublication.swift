@@ -11,6 +11,12 @@ import WarmCache
 /// only swapped in once complete and flushed), then `PRAGMA optimize` leaves SQLite's statistics
 /// in it for readers' query plans.
 enum IndexPublication {
+    private typealias M = IndexSchema.Meta
+    private typealias S = IndexSchema.Sources
+    private typealias V = IndexSchema.Variants
+    private typealias P = IndexSchema.VariantPresets
+    private typealias PH = IndexSchema.Placeholders
+
     /// Writes the index of the rows staged at `stagingPath` into a new file at `path`, with the
     /// `meta` rows `meta`.
     static func write(stagingAt stagingPath: String, to path: String, meta: [(String, String)]) throws {
@@ -27,30 +33,28 @@ enum IndexPublication {
                 try connection.execute(statement)
             }
             for (key, value) in meta {
-                try connection.statement("INSERT INTO meta (key, value) VALUES (?, ?)")
+                try connection.statement("INSERT INTO \(M.table) (\(M.table.columnList())) VALUES (?, ?)")
                     .bind(.text(key), .text(value)).run()
             }
+            // Staged ids are the order rows arrived in: each row takes the id of its source's new
+            // row, found by identifier.
             try connection.execute("""
-                INSERT INTO sources (id, source, content_sha256, format, pixel_width, pixel_height, byte_count)
-                    SELECT row_number() OVER (ORDER BY source), source, content_sha256, format, pixel_width,
-                        pixel_height, byte_count
-                    FROM staging.sources ORDER BY source;
-                INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color)
-                    SELECT s.id, p.thumbhash, p.blurhash, p.average_color
-                    FROM staging.placeholders p JOIN staging.sources staged ON staged.id = p.source_id
-                        JOIN sources s ON s.source = staged.source
-                    ORDER BY s.id;
-                INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
-                        upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                        blob_sha256, has_alpha, quality_target, encoder_quality, quality_score)
-                    SELECT v.cache_key, s.id, v.width_pt, v.height_pt, v.scale, v.fit, v.gravity, v.background,
-                        v.upscale, v.format, v.quality, v.options, v.processors, v.pixel_width, v.pixel_height,
-                        v.byte_count, v.blob_sha256, v.has_alpha, v.quality_target, v.encoder_quality, v.quality_score
-                    FROM staging.variants v JOIN staging.sources staged ON staged.id = v.source_id
-                        JOIN sources s ON s.source = staged.source
-                    ORDER BY v.cache_key;
-                INSERT INTO variant_presets (preset, cache_key)
-                    SELECT preset, cache_key FROM staging.variant_presets ORDER BY cache_key, preset;
+                INSERT INTO \(S.table) (\(S.table.columnList()))
+                    SELECT \(S.table.selectList(from: "", replacing: [S.id: "row_number() OVER (ORDER BY \(S.source))"]))
+                    FROM staging.\(S.table) ORDER BY \(S.source);
+                INSERT INTO \(PH.table) (\(PH.table.columnList()))
+                    SELECT \(PH.table.selectList(from: "p", replacing: [PH.sourceID: "s.\(S.id)"]))
+                    FROM staging.\(PH.table) p JOIN staging.\(S.table) staged ON staged.\(S.id) = p.\(PH.sourceID)
+                        JOIN \(S.table) s ON s.\(S.source) = staged.\(S.source)
+                    ORDER BY s.\(S.id);
+                INSERT INTO \(V.table) (\(V.table.columnList()))
+                    SELECT \(V.table.selectList(from: "v", replacing: [V.sourceID: "s.\(S.id)"]))
+                    FROM staging.\(V.table) v JOIN staging.\(S.table) staged ON staged.\(S.id) = v.\(V.sourceID)
+                        JOIN \(S.table) s ON s.\(S.source) = staged.\(S.source)
+                    ORDER BY v.\(V.cacheKey);
+                INSERT INTO \(P.table) (\(P.table.columnList()))
+                    SELECT \(P.table.selectList(from: "")) FROM staging.\(P.table)
+                    ORDER BY \(P.cacheKey), \(P.preset);
                 """)
         }
         connection.finalizeStatements()

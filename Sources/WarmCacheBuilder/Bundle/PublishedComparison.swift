@@ -29,63 +29,63 @@ enum PublishedComparison {
     }
 
     /// The comparison of ``matches(indexAt:meta:staging:)``, with the published index attached.
-    /// The columns compared are read from the schema itself, so a column added to
-    /// ``BundleFormat/schema`` is compared without being listed here.
+    /// Every column of ``IndexSchema`` is compared, so a column added to a table is compared
+    /// without being listed here.
     private static func publishedRowsMatch(meta: [(String, String)], staging: StagingDatabase) throws -> Bool {
+        typealias M = IndexSchema.Meta
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
+        typealias P = IndexSchema.VariantPresets
+        typealias PH = IndexSchema.Placeholders
         let connection = staging.connection
-        let publishedMeta = try connection.statement("SELECT key, value FROM published.meta ORDER BY key")
+        let publishedMeta = try connection.statement(
+            "SELECT \(M.key), \(M.value) FROM published.\(M.table) ORDER BY \(M.key)")
         var found: [(String, String)] = []
         while try publishedMeta.step() {
-            found.append((publishedMeta.text(0), publishedMeta.text(1)))
+            found.append((publishedMeta.text(M.key), publishedMeta.text(M.value)))
         }
         guard found.elementsEqual(meta, by: { $0 == $1 }) else { return false }
 
-        func number(_ sql: String) throws -> Int {
+        /// The number a query of one `count` gives (-1 for none).
+        func count(_ sql: String) throws -> Int {
             let statement = try connection.statement(sql)
-            return try statement.step() ? statement.int(0) : -1
+            return try statement.step() ? statement.int("count") : -1
         }
-        func columns(_ table: String, except excluded: Set<String>) throws -> [String] {
-            let statement = try connection.statement("SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")
-            var names: [String] = []
-            while try statement.step() {
-                let name = statement.text(0)
-                if !excluded.contains(name) { names.append(name) }
-            }
-            return names
-        }
-        func same(_ table: String, _ alias: String, _ publishedAlias: String, except excluded: Set<String>) throws -> String {
-            try columns(table, except: excluded).map { "\(publishedAlias).\($0) IS \(alias).\($0)" }
+        /// `p.x IS s.x AND …` for every column of `table` but `excluded`.
+        func same(_ table: IndexTable, _ alias: String, _ publishedAlias: String, except excluded: Set<IndexColumn>) -> String {
+            table.columns.filter { !excluded.contains($0) }.map { "\(publishedAlias).\($0) IS \(alias).\($0)" }
                 .joined(separator: " AND ")
         }
         // Equal counts, and every staged row with an equal published row under the same key: the same rows.
-        for table in ["sources", "variants", "variant_presets", "placeholders"] {
-            guard try number("SELECT count(*) FROM main.\(table)") == number("SELECT count(*) FROM published.\(table)")
+        for table in [S.table, V.table, P.table, PH.table] {
+            guard try count("SELECT count(*) AS count FROM main.\(table)")
+                    == count("SELECT count(*) AS count FROM published.\(table)")
             else { return false }
         }
-        let matchedSources = try number("""
-            SELECT count(*) FROM main.sources s JOIN published.sources p ON p.source = s.source
-            WHERE \(try same("sources", "s", "p", except: ["id"]))
+        let matchedSources = try count("""
+            SELECT count(*) AS count FROM main.\(S.table) s JOIN published.\(S.table) p ON p.\(S.source) = s.\(S.source)
+            WHERE \(same(S.table, "s", "p", except: [S.id]))
             """)
-        guard matchedSources == (try staging.count("sources")) else { return false }
-        let matchedVariants = try number("""
-            SELECT count(*) FROM main.variants v JOIN main.sources s ON s.id = v.source_id
-                JOIN published.variants p ON p.cache_key = v.cache_key
-                JOIN published.sources ps ON ps.id = p.source_id AND ps.source = s.source
-            WHERE \(try same("variants", "v", "p", except: ["source_id"]))
+        guard matchedSources == (try staging.count(S.table.name)) else { return false }
+        let matchedVariants = try count("""
+            SELECT count(*) AS count FROM main.\(V.table) v JOIN main.\(S.table) s ON s.\(S.id) = v.\(V.sourceID)
+                JOIN published.\(V.table) p ON p.\(V.cacheKey) = v.\(V.cacheKey)
+                JOIN published.\(S.table) ps ON ps.\(S.id) = p.\(V.sourceID) AND ps.\(S.source) = s.\(S.source)
+            WHERE \(same(V.table, "v", "p", except: [V.sourceID]))
             """)
-        guard matchedVariants == (try staging.count("variants")) else { return false }
-        let matchedPresets = try number("""
-            SELECT count(*) FROM main.variant_presets v
-                JOIN published.variant_presets p ON p.preset = v.preset AND p.cache_key = v.cache_key
+        guard matchedVariants == (try staging.count(V.table.name)) else { return false }
+        let matchedPresets = try count("""
+            SELECT count(*) AS count FROM main.\(P.table) v
+                JOIN published.\(P.table) p ON p.\(P.preset) = v.\(P.preset) AND p.\(P.cacheKey) = v.\(P.cacheKey)
             """)
-        guard matchedPresets == (try staging.count("variant_presets")) else { return false }
-        let matchedPlaceholders = try number("""
-            SELECT count(*) FROM main.placeholders x JOIN main.sources s ON s.id = x.source_id
-                JOIN published.sources ps ON ps.source = s.source
-                JOIN published.placeholders p ON p.source_id = ps.id
-            WHERE \(try same("placeholders", "x", "p", except: ["source_id"]))
+        guard matchedPresets == (try staging.count(P.table.name)) else { return false }
+        let matchedPlaceholders = try count("""
+            SELECT count(*) AS count FROM main.\(PH.table) x JOIN main.\(S.table) s ON s.\(S.id) = x.\(PH.sourceID)
+                JOIN published.\(S.table) ps ON ps.\(S.source) = s.\(S.source)
+                JOIN published.\(PH.table) p ON p.\(PH.sourceID) = ps.\(S.id)
+            WHERE \(same(PH.table, "x", "p", except: [PH.sourceID]))
             """)
-        return matchedPlaceholders == (try staging.count("placeholders"))
+        return matchedPlaceholders == (try staging.count(PH.table.name))
     }
 
     /// The identifiers of the sources in the index at `path` that are not staged, sorted (none
@@ -97,13 +97,14 @@ enum PublishedComparison {
                 staging.connection.finalizeStatements()
                 try? staging.connection.execute("DETACH DATABASE published")
             }
+            typealias S = IndexSchema.Sources
             let statement = try staging.connection.statement("""
-                SELECT source FROM published.sources
-                WHERE source NOT IN (SELECT source FROM main.sources) ORDER BY source
+                SELECT \(S.source) FROM published.\(S.table)
+                WHERE \(S.source) NOT IN (SELECT \(S.source) FROM main.\(S.table)) ORDER BY \(S.source)
                 """)
             var missing: [String] = []
             while try statement.step() {
-                missing.append(statement.text(0))
+                missing.append(statement.text(S.source))
             }
             return missing
         } catch {

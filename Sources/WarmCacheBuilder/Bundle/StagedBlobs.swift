@@ -16,16 +16,22 @@ final class StagedBlobs {
     private var indexed = false
 
     /// The table of blobs this run added, which the staging database creates with its own tables.
-    static let addedBlobsTable = """
-        CREATE TABLE added_blobs (
-            path TEXT NOT NULL
-        )
-        """
+    enum AddedBlobs {
+        static let table = "added_blobs"
+        static let path = "path"
+        static let create = """
+            CREATE TABLE \(table) (
+                \(path) TEXT NOT NULL
+            )
+            """
+    }
+
+    private typealias V = IndexSchema.Variants
 
     /// The staging index of blobs (covering what ``forEach(_:)`` and
     /// ``references(sha256:fileExtension:)`` read), created by the first of them.
     private static let blobIndex = """
-        CREATE INDEX variants_by_blob ON variants (blob_sha256, format, byte_count)
+        CREATE INDEX variants_by_blob ON \(V.table) (\(V.blobSHA256), \(V.format), \(V.byteCount))
         """
 
     /// The blobs of the staging database open on `connection`.
@@ -37,15 +43,15 @@ final class StagedBlobs {
 
     /// Notes a blob file this run created (absent before).
     func recordAdded(_ path: String) throws {
-        try connection.statement("INSERT INTO added_blobs (path) VALUES (?)").bind(.text(path)).run()
+        try connection.statement("INSERT INTO \(AddedBlobs.table) (\(AddedBlobs.path)) VALUES (?)").bind(.text(path)).run()
     }
 
     /// Calls `body` with the path of every blob recorded by ``recordAdded(_:)``.
     func forEachAdded(_ body: (String) throws -> Void) throws {
-        let statement = try connection.statement("SELECT path FROM added_blobs")
+        let statement = try connection.statement("SELECT \(AddedBlobs.path) FROM \(AddedBlobs.table)")
         defer { try? statement.reset() }
         while try statement.step() {
-            try body(statement.text(0))
+            try body(statement.text(AddedBlobs.path))
         }
     }
 
@@ -54,23 +60,25 @@ final class StagedBlobs {
     /// Calls `body` with every distinct blob the staged variants reference.
     func forEach(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
         try indexBlobs()
-        let statement = try connection.statement(
-            "SELECT DISTINCT blob_sha256, format, byte_count FROM variants ORDER BY blob_sha256, format")
+        let statement = try connection.statement("""
+            SELECT DISTINCT \(V.blobSHA256), \(V.format), \(V.byteCount) FROM \(V.table)
+            ORDER BY \(V.blobSHA256), \(V.format)
+            """)
         defer { try? statement.reset() }
         while try statement.step() {
-            guard let format = ImageFormat(rawValue: statement.text(1)) else { continue }
-            try body(statement.text(0), format, statement.int(2))
+            guard let format = ImageFormat(rawValue: statement.text(V.format)) else { continue }
+            try body(statement.text(V.blobSHA256), format, statement.int(V.byteCount))
         }
     }
 
     /// Whether a staged variant references the blob `sha256` in `format`'s file.
     func references(sha256: String, fileExtension: String) throws -> Bool {
         try indexBlobs()
-        let statement = try connection.statement("SELECT format FROM variants WHERE blob_sha256 = ?")
+        let statement = try connection.statement("SELECT \(V.format) FROM \(V.table) WHERE \(V.blobSHA256) = ?")
         defer { try? statement.reset() }
         _ = try statement.bind(.text(sha256))
         while try statement.step() {
-            if ImageFormat(rawValue: statement.text(0))?.fileExtension == fileExtension { return true }
+            if ImageFormat(rawValue: statement.text(V.format))?.fileExtension == fileExtension { return true }
         }
         return false
     }
@@ -89,10 +97,10 @@ final class StagedBlobs {
         let connection = try SQLiteConnection(path: path, readOnly: true)
         try connection.execute("PRAGMA mmap_size = 0")  // read through the page cache: no resident map of a large file
         let statement = try connection.statement("""
-            SELECT count(*), coalesce(sum(byte_count), 0)
-            FROM (SELECT DISTINCT blob_sha256, format, byte_count FROM variants)
+            SELECT count(*) AS blobs, coalesce(sum(\(V.byteCount)), 0) AS bytes
+            FROM (SELECT DISTINCT \(V.blobSHA256), \(V.format), \(V.byteCount) FROM \(V.table))
             """)
         defer { try? statement.reset() }
-        return try statement.step() ? (statement.int(0), statement.int(1)) : (0, 0)
+        return try statement.step() ? (statement.int("blobs"), statement.int("bytes")) : (0, 0)
     }
 }

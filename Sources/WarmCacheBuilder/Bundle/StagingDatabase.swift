@@ -35,10 +35,10 @@ final class StagingDatabase {
         try connection.execute(Self.setup)
         // The index's tables with their keys (which catch a source or key staged twice), but not its
         // look-up indexes: nothing reads the staged rows by them, and each costs a write per row.
-        for statement in BundleFormat.schema where !statement.hasPrefix("CREATE INDEX") {
-            try connection.execute(statement)
+        for table in IndexSchema.tables {
+            try connection.execute(table.create)
         }
-        try connection.execute(StagedBlobs.addedBlobsTable)
+        try connection.execute(StagedBlobs.AddedBlobs.create)
         try connection.execute("BEGIN")
     }
 
@@ -54,6 +54,9 @@ final class StagingDatabase {
     /// Inserts one source's rows. Throws ``IndexBuilderError/inconsistent(_:)`` for a source or a
     /// variant key staged before: the tables' own keys find them (no look-up first), and the
     /// statements are prepared once, as a run stages one source per finished source.
+    ///
+    /// ``SourceRows`` gives each row's values in its table's column order, without the source id:
+    /// the `sources` row's id is assigned here, and the other rows take it.
     func stage(_ rows: SourceRows) throws {
         var sourceID = 0
         var variantKey = SQLiteValue.null
@@ -65,34 +68,24 @@ final class StagingDatabase {
             switch table {
             case .sources:
                 do {
-                    try connection.statement(slot: Slot.source, """
-                        INSERT INTO sources (source, content_sha256, format, pixel_width, pixel_height, byte_count)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """).bind(values).run()
+                    try connection.statement(slot: Slot.source, Insert.source).bind(values).run()
                 } catch let error as SQLiteError where error.isConstraint {
                     throw IndexBuilderError.inconsistent("source \(text(values.first)) is listed twice")
                 }
                 sourceID = connection.lastInsertRowID
             case .placeholders:
-                try connection.statement(slot: Slot.placeholder,
-                    "INSERT INTO placeholders (source_id, thumbhash, blurhash, average_color) VALUES (?, ?, ?, ?)")
-                    .bind([.int(sourceID)] + values).run()
+                try connection.statement(slot: Slot.placeholder, Insert.placeholder).bind([.int(sourceID)] + values).run()
             case .variants:
                 variantKey = values.first ?? .null
                 do {
-                    try connection.statement(slot: Slot.variant, """
-                        INSERT INTO variants (cache_key, source_id, width_pt, height_pt, scale, fit, gravity, background,
-                            upscale, format, quality, options, processors, pixel_width, pixel_height, byte_count,
-                            blob_sha256, has_alpha, quality_target, encoder_quality, quality_score)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """).bind([variantKey, .int(sourceID)] + values.dropFirst()).run()
+                    try connection.statement(slot: Slot.variant, Insert.variant)
+                        .bind([variantKey, .int(sourceID)] + values.dropFirst()).run()
                 } catch let error as SQLiteError where error.isConstraint {
                     throw IndexBuilderError.inconsistent("variant \(text(variantKey)) is listed twice")
                 }
             case .variantPresets:
                 for preset in values {
-                    try connection.statement(slot: Slot.preset, "INSERT INTO variant_presets (preset, cache_key) VALUES (?, ?)")
-                        .bind(preset, variantKey).run()
+                    try connection.statement(slot: Slot.preset, Insert.preset).bind(preset, variantKey).run()
                 }
             }
         }
@@ -102,6 +95,22 @@ final class StagingDatabase {
     /// Slots of the statements prepared once for ``stage(_:)``.
     private enum Slot {
         static let source = 0, placeholder = 1, variant = 2, preset = 3
+    }
+
+    /// The statements of ``stage(_:)``: each fills its table's columns in order (a source's but its id).
+    private enum Insert {
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
+        static let source = insert(S.table, excluding: [S.id])
+        static let placeholder = insert(IndexSchema.Placeholders.table)
+        static let variant = insert(V.table)
+        static let preset = insert(IndexSchema.VariantPresets.table)
+
+        static func insert(_ table: IndexTable, excluding excluded: Set<IndexColumn> = []) -> String {
+            let count = table.columns.count - excluded.count
+            return "INSERT INTO \(table) (\(table.columnList(excluding: excluded))) VALUES ("
+                + Array(repeating: "?", count: count).joined(separator: ", ") + ")"
+        }
     }
 
     /// Counts a staged source, committing every ``batchSize`` while staging lasts.
@@ -116,16 +125,17 @@ final class StagingDatabase {
 
     /// Forgets every staged row (not the added blobs).
     func clear() throws {
-        try connection.execute("""
-            DELETE FROM sources; DELETE FROM placeholders; DELETE FROM variants; DELETE FROM variant_presets
-            """)
+        for table in [IndexSchema.Sources.table, IndexSchema.Placeholders.table, IndexSchema.Variants.table,
+                      IndexSchema.VariantPresets.table] {
+            try connection.execute("DELETE FROM \(table)")
+        }
     }
 
     /// The rows of a staging table.
     func count(_ table: String) throws -> Int {
-        let statement = try connection.statement("SELECT COUNT(*) FROM \(table)")
+        let statement = try connection.statement("SELECT count(*) AS count FROM \(table)")
         defer { try? statement.reset() }
-        return try statement.step() ? statement.int(0) : 0
+        return try statement.step() ? statement.int("count") : 0
     }
 
     /// Ends staging (commits the staged rows): rows staged afterwards are not published, and other
