@@ -244,20 +244,6 @@ package enum SQLiteValue: Sendable {
     }
 }
 
-// Reading by position, while callers move to reading by name.
-extension SQLiteStatement {
-    package func isNull(_ column: Int32) -> Bool { isNull(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func storage(_ column: Int32) -> SQLiteStorage { storage(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func strictInt(_ column: Int32) -> Int? { strictInt(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? { textBytes(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func int(_ column: Int32) -> Int { int(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func optionalInt(_ column: Int32) -> Int? { optionalInt(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func optionalDouble(_ column: Int32) -> Double? { optionalDouble(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func text(_ column: Int32) -> String { text(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func optionalText(_ column: Int32) -> String? { optionalText(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-    package func blob(_ column: Int32) -> Data? { blob(SQLiteColumn(position: column, statement: ObjectIdentifier(self))) }
-}
-
 /// One column of a statement's result, found by name (``SQLiteStatement/column(_:)``): reading
 /// it costs no look-up. It belongs to the statement that found it; reading it in another stops
 /// the program.
