@@ -3,12 +3,13 @@ import Foundation
 
 /// A prepared statement: bind parameters (1-based), step through rows, read columns by name.
 ///
-/// A row's columns are read by the names the SQL gives them. A table's column selected as it is
-/// keeps its name (`v.cache_key` reads as `"cache_key"`); anything else is named with `AS`
-/// (`count(*) AS files`), since SQLite leaves the name of an expression unspecified. The statement
-/// finds its names once, at the first read, in a map from name to position built from
-/// `sqlite3_column_count` and `sqlite3_column_name`; a column's name and position are fixed by the
-/// SQL, so the map holds for every row and every reuse of the statement.
+/// A row's columns are read by the names the SQL gives them. An expression is named with `AS`
+/// (`count(*) AS files`); a table's column selected as it is reads as its own name (`v.cache_key`
+/// as `"cache_key"`), as SQLite has always named it (its documentation promises only `AS` names:
+/// should that ever change, a read stops, it never takes another column). The statement finds
+/// its names once, at the first read, in a map from name to position built from
+/// `sqlite3_column_count` and `sqlite3_column_name`; names and positions are fixed by the SQL, so
+/// the map holds for every row and every reuse of the statement.
 ///
 /// A read by name (`row.int("pixel_width")`) looks its name up in that map. A loop over many
 /// rows finds its columns once instead: as a ``SQLiteColumn`` (``column(_:)``), or as a
