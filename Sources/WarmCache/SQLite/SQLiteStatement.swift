@@ -157,7 +157,11 @@ package final class SQLiteStatement {
     // MARK: Reading the current row
 
     package func isNull(_ column: some SQLiteColumnReference) -> Bool {
-        sqlite3_column_type(handle, column.position(in: self)) == SQLITE_NULL
+        isNull(at: column.position(in: self))
+    }
+
+    private func isNull(at position: Int32) -> Bool {
+        sqlite3_column_type(handle, position) == SQLITE_NULL
     }
 
     /// The storage class of a column in the current row: what the file holds, whatever the schema says.
@@ -193,11 +197,13 @@ package final class SQLiteStatement {
     }
 
     package func optionalInt(_ column: some SQLiteColumnReference) -> Int? {
-        isNull(column) ? nil : int(column)
+        let position = column.position(in: self)
+        return isNull(at: position) ? nil : Int(sqlite3_column_int64(handle, position))
     }
 
     package func optionalDouble(_ column: some SQLiteColumnReference) -> Double? {
-        isNull(column) ? nil : sqlite3_column_double(handle, column.position(in: self))
+        let position = column.position(in: self)
+        return isNull(at: position) ? nil : sqlite3_column_double(handle, position)
     }
 
     /// The column as text, as SQLite converts it ("" for NULL).
@@ -207,12 +213,14 @@ package final class SQLiteStatement {
     }
 
     package func optionalText(_ column: some SQLiteColumnReference) -> String? {
-        isNull(column) ? nil : text(column)
+        let position = column.position(in: self)
+        guard !isNull(at: position) else { return nil }
+        return sqlite3_column_text(handle, position).map { String(cString: $0) } ?? ""
     }
 
     package func blob(_ column: some SQLiteColumnReference) -> Data? {
-        guard !isNull(column) else { return nil }
         let position = column.position(in: self)
+        guard !isNull(at: position) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, position))
         guard count > 0, let pointer = sqlite3_column_blob(handle, position) else { return Data() }
         return Data(bytes: pointer, count: count)
