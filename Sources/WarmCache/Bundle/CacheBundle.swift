@@ -188,18 +188,18 @@ public final class CacheBundle: ImageLookup {
     /// The placeholder stored for a source identifier, or `nil`.
     public func placeholder(for source: SourceIdentifier) throws -> ImagePlaceholder? {
         try query { connection in
-            typealias P = IndexSchema.Placeholders
-            typealias S = IndexSchema.Sources
+            typealias PH = IndexSchema.Placeholders
             let statement = try connection.statement("""
-                SELECT p.\(P.thumbhash), p.\(P.blurhash), p.\(P.averageColor) FROM \(P.table) p
-                JOIN \(S.table) s ON s.\(S.id) = p.\(P.sourceID) WHERE s.\(S.source) = ?
+                SELECT p.\(PH.thumbhash), p.\(PH.blurhash), p.\(PH.averageColor) FROM \(PH.table) p
+                JOIN \(S.table) s ON s.\(S.id) = p.\(PH.sourceID) WHERE s.\(S.source) = ?
                 """)
             try statement.bind(.text(source.rawValue))
             guard try statement.step() else { return nil }
             let placeholder = ImagePlaceholder(
-                thumbHash: statement.storage(P.thumbhash) == .blob ? statement.blob(P.thumbhash) : nil,
-                blurHash: statement.textBytes(P.blurhash).map { String(decoding: $0, as: UTF8.self) },
-                averageColor: statement.textBytes(P.averageColor).flatMap { RGBAColor(hex: String(decoding: $0, as: UTF8.self)) })
+                thumbHash: statement.storage(PH.thumbhash) == .blob ? statement.blob(PH.thumbhash) : nil,
+                blurHash: statement.textBytes(PH.blurhash).map { String(decoding: $0, as: UTF8.self) },
+                averageColor: statement.textBytes(PH.averageColor)
+                    .flatMap { RGBAColor(hex: String(decoding: $0, as: UTF8.self)) })
             return placeholder.isEmpty ? nil : placeholder
         }
     }
@@ -207,7 +207,6 @@ public final class CacheBundle: ImageLookup {
     /// Whether the bundle lists this source at all.
     public func contains(_ source: SourceIdentifier) throws -> Bool {
         try query { connection in
-            typealias S = IndexSchema.Sources
             let statement = try connection.statement("SELECT 1 FROM \(S.table) WHERE \(S.source) = ?")
             try statement.bind(.text(source.rawValue))
             return try statement.step()
@@ -217,7 +216,6 @@ public final class CacheBundle: ImageLookup {
     /// The presets the bundle's variants were baked for, sorted (for messages that name them).
     package func presetNames() throws -> [String] {
         try query { connection in
-            typealias P = IndexSchema.VariantPresets
             let statement = try connection.statement("SELECT DISTINCT \(P.preset) FROM \(P.table) ORDER BY \(P.preset)")
             var names: [String] = []
             while try statement.step() {
@@ -236,6 +234,10 @@ public final class CacheBundle: ImageLookup {
 
     // MARK: Internals
 
+    private typealias V = IndexSchema.Variants
+    private typealias S = IndexSchema.Sources
+    private typealias P = IndexSchema.VariantPresets
+
     /// A source's variants: the key range of its escaped identifier (one scan of the primary key),
     /// kept only if `source_id` agrees. Rows that break the format's rules are skipped. (The `+`
     /// keeps SQLite from walking `variants_by_source` instead, which costs one primary-key search
@@ -250,9 +252,6 @@ public final class CacheBundle: ImageLookup {
         AND EXISTS (SELECT 1 FROM \(P.table) p WHERE p.\(P.preset) = ?4 AND p.\(P.cacheKey) = v.\(V.cacheKey))
         """
     static let variantByKey = "SELECT \(IndexValidation.variantColumns) FROM \(V.table) v WHERE v.\(V.cacheKey) = ?"
-    private typealias V = IndexSchema.Variants
-    private typealias S = IndexSchema.Sources
-    private typealias P = IndexSchema.VariantPresets
 
     /// Runs the query for a source's variants (in a preset, if given) and hands each row to `body`.
     private func withVariantRows<T>(of source: SourceIdentifier, preset: String?,
