@@ -21,9 +21,10 @@ struct ReuseCheckBenchmark: ParsableCommand {
         let reader = try CacheBundle(contentsOf: url)
         var variants: [CachedImage] = []
         try reader.query { connection in
-            let sources = try connection.statement("SELECT source FROM sources")
+            typealias S = IndexSchema.Sources
+            let sources = try connection.statement("SELECT \(S.source) FROM \(S.table)")
             var identifiers: [String] = []
-            while try sources.step() { identifiers.append(sources.text(0)) }
+            while try sources.step() { identifiers.append(sources.text(S.source)) }
             return identifiers
         }.forEach { variants += try reader.images(for: SourceIdentifier(verbatim: $0)) }
         let writer = BundleWriter(bundleURL: url)

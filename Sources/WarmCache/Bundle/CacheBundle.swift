@@ -155,7 +155,7 @@ public final class CacheBundle: ImageLookup {
             let statement = try connection.statement(slot: 2, Self.variantByKey)
             try statement.bind(.text(cacheKey))
             guard try statement.step() else { return nil }
-            return IndexValidation.decodeVariant(statement)
+            return IndexValidation.decodeVariant(statement, statement.columns(VariantColumns.self))
         }
         switch decoded {
         case nil:
@@ -188,16 +188,18 @@ public final class CacheBundle: ImageLookup {
     /// The placeholder stored for a source identifier, or `nil`.
     public func placeholder(for source: SourceIdentifier) throws -> ImagePlaceholder? {
         try query { connection in
+            typealias PH = IndexSchema.Placeholders
             let statement = try connection.statement("""
-                SELECT p.thumbhash, p.blurhash, p.average_color FROM placeholders p
-                JOIN sources s ON s.id = p.source_id WHERE s.source = ?
+                SELECT p.\(PH.thumbhash), p.\(PH.blurhash), p.\(PH.averageColor) FROM \(PH.table) p
+                JOIN \(S.table) s ON s.\(S.id) = p.\(PH.sourceID) WHERE s.\(S.source) = ?
                 """)
             try statement.bind(.text(source.rawValue))
             guard try statement.step() else { return nil }
             let placeholder = ImagePlaceholder(
-                thumbHash: statement.storage(0) == .blob ? statement.blob(0) : nil,
-                blurHash: statement.textBytes(1).map { String(decoding: $0, as: UTF8.self) },
-                averageColor: statement.textBytes(2).flatMap { RGBAColor(hex: String(decoding: $0, as: UTF8.self)) })
+                thumbHash: statement.storage(PH.thumbhash) == .blob ? statement.blob(PH.thumbhash) : nil,
+                blurHash: statement.textBytes(PH.blurhash).map { String(decoding: $0, as: UTF8.self) },
+                averageColor: statement.textBytes(PH.averageColor)
+                    .flatMap { RGBAColor(hex: String(decoding: $0, as: UTF8.self)) })
             return placeholder.isEmpty ? nil : placeholder
         }
     }
@@ -205,7 +207,7 @@ public final class CacheBundle: ImageLookup {
     /// Whether the bundle lists this source at all.
     public func contains(_ source: SourceIdentifier) throws -> Bool {
         try query { connection in
-            let statement = try connection.statement("SELECT 1 FROM sources WHERE source = ?")
+            let statement = try connection.statement("SELECT 1 FROM \(S.table) WHERE \(S.source) = ?")
             try statement.bind(.text(source.rawValue))
             return try statement.step()
         }
@@ -214,10 +216,10 @@ public final class CacheBundle: ImageLookup {
     /// The presets the bundle's variants were baked for, sorted (for messages that name them).
     package func presetNames() throws -> [String] {
         try query { connection in
-            let statement = try connection.statement("SELECT DISTINCT preset FROM variant_presets ORDER BY preset")
+            let statement = try connection.statement("SELECT DISTINCT \(P.preset) FROM \(P.table) ORDER BY \(P.preset)")
             var names: [String] = []
             while try statement.step() {
-                if let bytes = statement.textBytes(0) { names.append(String(decoding: bytes, as: UTF8.self)) }
+                if let bytes = statement.textBytes(P.preset) { names.append(String(decoding: bytes, as: UTF8.self)) }
             }
             return names
         }
@@ -232,19 +234,24 @@ public final class CacheBundle: ImageLookup {
 
     // MARK: Internals
 
+    private typealias V = IndexSchema.Variants
+    private typealias S = IndexSchema.Sources
+    private typealias P = IndexSchema.VariantPresets
+
     /// A source's variants: the key range of its escaped identifier (one scan of the primary key),
     /// kept only if `source_id` agrees. Rows that break the format's rules are skipped. (The `+`
     /// keeps SQLite from walking `variants_by_source` instead, which costs one primary-key search
     /// per row.)
     static let variantsOfSource = """
-        SELECT \(IndexValidation.variantColumns) FROM variants v
-        WHERE v.cache_key >= ?1 AND v.cache_key < ?2 AND +v.source_id = (SELECT id FROM sources WHERE source = ?3)
+        SELECT \(IndexValidation.variantColumns) FROM \(V.table) v
+        WHERE v.\(V.cacheKey) >= ?1 AND v.\(V.cacheKey) < ?2
+            AND +v.\(V.sourceID) = (SELECT \(S.id) FROM \(S.table) WHERE \(S.source) = ?3)
         """
     static let variantsOfSourceInPreset = variantsOfSource + """
 
-        AND EXISTS (SELECT 1 FROM variant_presets p WHERE p.preset = ?4 AND p.cache_key = v.cache_key)
+        AND EXISTS (SELECT 1 FROM \(P.table) p WHERE p.\(P.preset) = ?4 AND p.\(P.cacheKey) = v.\(V.cacheKey))
         """
-    static let variantByKey = "SELECT \(IndexValidation.variantColumns) FROM variants v WHERE v.cache_key = ?"
+    static let variantByKey = "SELECT \(IndexValidation.variantColumns) FROM \(V.table) v WHERE v.\(V.cacheKey) = ?"
 
     /// Runs the query for a source's variants (in a preset, if given) and hands each row to `body`.
     private func withVariantRows<T>(of source: SourceIdentifier, preset: String?,
@@ -265,9 +272,10 @@ public final class CacheBundle: ImageLookup {
 
     private func records(for source: SourceIdentifier, preset: String?) throws -> [VariantRecord] {
         try withVariantRows(of: source, preset: preset) { statement in
+            let columns = statement.columns(VariantColumns.self)
             var records: [VariantRecord] = []
             while try statement.step() {
-                if case .success(let row) = IndexValidation.decodeVariant(statement) { records.append(row.record) }
+                if case .success(let row) = IndexValidation.decodeVariant(statement, columns) { records.append(row.record) }
             }
             return records
         }
@@ -278,19 +286,21 @@ public final class CacheBundle: ImageLookup {
     private func bestRecord(for source: SourceIdentifier, preset: String?, selector: VariantSelector,
                             excluding excluded: Set<String>) throws -> VariantRecord? {
         try withVariantRows(of: source, preset: preset) { statement in
+            let columns = statement.columns(VariantColumns.self)
             var best: (record: VariantRecord, covers: Bool)?
             while try statement.step() {
-                guard case .success(let fields) = IndexValidation.decodeFields(statement),
+                guard case .success(let fields) = IndexValidation.decodeFields(statement, columns),
                       selector.isCandidate(fields) else { continue }
                 let covering = selector.covers(fields)
                 if let current = best, !selector.beats(
                     fields, covering: covering, current.record, currentCovering: current.covers,
                     candidateKeyIsLower: {
-                        statement.textBytes(0).map { $0.lexicographicallyPrecedes(current.record.cacheKey.utf8) } ?? false
+                        statement.textBytes(columns.cacheKey)
+                            .map { $0.lexicographicallyPrecedes(current.record.cacheKey.utf8) } ?? false
                     }) {
                     continue
                 }
-                let record = IndexValidation.record(statement, fields)
+                let record = IndexValidation.record(statement, columns, fields)
                 if !excluded.isEmpty, excluded.contains(record.cacheKey) { continue }
                 best = (record, covering)
             }
@@ -322,14 +332,16 @@ public final class CacheBundle: ImageLookup {
 
     private static func readInfo(_ connection: SQLiteConnection, bundleURL: URL) throws -> BundleInfo {
         let application = try connection.statement("PRAGMA application_id")
-        guard try application.step(), Int32(truncatingIfNeeded: application.int(0)) == BundleFormat.applicationID else {
+        guard try application.step(),
+              Int32(truncatingIfNeeded: application.int("application_id")) == BundleFormat.applicationID else {
             throw CacheBundleError(.notABundle, bundleURL: bundleURL,
                                    detail: "\(BundleFormat.indexFileName) is an SQLite file of another application")
         }
         var meta: [String: String] = [:]
-        let statement = try connection.statement("SELECT key, value FROM meta")
+        typealias M = IndexSchema.Meta
+        let statement = try connection.statement("SELECT \(M.key), \(M.value) FROM \(M.table)")
         while try statement.step() {
-            meta[statement.text(0)] = statement.text(1)
+            meta[statement.text(M.key)] = statement.text(M.value)
         }
         connection.finalizeStatements()
         guard let major = meta[BundleFormat.MetaKey.formatMajor].flatMap(Int.init), major >= 1 else {

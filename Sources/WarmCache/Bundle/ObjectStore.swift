@@ -39,11 +39,12 @@ package enum ObjectStore {
     /// The blob file names (`<sha256>.<ext>`) the index at `path` lists.
     package static func referencedFileNames(ofIndexAt path: String) throws -> Set<String> {
         let connection = try SQLiteConnection(path: path, readOnly: true)
-        let statement = try connection.statement("SELECT DISTINCT blob_sha256, format FROM variants")
+        typealias V = IndexSchema.Variants
+        let statement = try connection.statement("SELECT DISTINCT \(V.blobSHA256), \(V.format) FROM \(V.table)")
         var names = Set<String>()
         while try statement.step() {
-            let format = statement.text(1)
-            names.insert(statement.text(0) + "." + (ImageFormat(rawValue: format)?.fileExtension ?? format))
+            let format = statement.text(V.format)
+            names.insert(statement.text(V.blobSHA256) + "." + (ImageFormat(rawValue: format)?.fileExtension ?? format))
         }
         return names
     }

@@ -44,60 +44,67 @@ package enum IndexValidation {
 
     // MARK: Variant rows
 
-    /// The `variants` columns ``decodeVariant(_:)`` reads, in its order.
-    package static let variantColumns = "v.cache_key, v.source_id, v.fit, v.format, v.processors, v.pixel_width, "
-        + "v.pixel_height, v.byte_count, v.blob_sha256, v.has_alpha"
+    /// The `variants` columns ``decodeFields(_:_:)`` reads, to select from `variants v`. Rows are
+    /// read by name, so the order does not matter.
+    package static let variantColumns = VariantColumns.names.map { "v.\($0)" }.joined(separator: ", ")
 
     /// A `variants` row read with ``variantColumns``, checked; `sourceID` is the row's `source_id`.
-    package static func decodeVariant(_ row: SQLiteStatement) -> Result<(record: VariantRecord, sourceID: Int), IndexProblem> {
-        decodeFields(row).map { (record(row, $0), $0.sourceID) }
+    package static func decodeVariant(_ row: SQLiteStatement, _ columns: VariantColumns)
+        -> Result<(record: VariantRecord, sourceID: Int), IndexProblem> {
+        decodeFields(row, columns).map { (record(row, columns, $0), $0.sourceID) }
     }
 
     /// Every rule of a `variants` row checked, without copying its key and hash out of SQLite:
-    /// lookups decide on these and make a ``VariantRecord`` (``record(_:_:)``) only for a winner.
-    package static func decodeFields(_ row: SQLiteStatement) -> Result<VariantFields, IndexProblem> {
-        guard let keyBytes = row.textBytes(0), !keyBytes.isEmpty, keyBytes.count <= maximumKeyBytes else {
-            return .failure(problem(row, .wrongType, "cache_key", "must be non-empty TEXT of at most "
-                                    + "\(maximumKeyBytes) bytes, found \(describe(row, 0))"))
+    /// lookups decide on these and make a ``VariantRecord`` (``record(_:_:_:)``) only for a winner.
+    package static func decodeFields(_ row: SQLiteStatement, _ columns: VariantColumns)
+        -> Result<VariantFields, IndexProblem> {
+        typealias V = IndexSchema.Variants
+        func problem(_ kind: IndexProblem.Kind, _ column: IndexColumn, _ detail: String) -> IndexProblem {
+            let key = row.textBytes(columns.cacheKey).map { clip(string($0)) } ?? "(no cache_key)"
+            return IndexProblem(kind, table: V.table.name, row: key, column: column.name, detail: detail)
         }
-        guard let sourceID = row.strictInt(1) else {
-            return .failure(problem(row, .wrongType, "source_id", "must be an INTEGER, found \(describe(row, 1))"))
+        guard let keyBytes = row.textBytes(columns.cacheKey), !keyBytes.isEmpty, keyBytes.count <= maximumKeyBytes else {
+            return .failure(problem(.wrongType, V.cacheKey, "must be non-empty TEXT of at most "
+                                    + "\(maximumKeyBytes) bytes, found \(describe(row, columns.cacheKey))"))
         }
-        guard let fitText = row.textBytes(2).map(string), let formatText = row.textBytes(3).map(string) else {
-            let column: Int32 = row.textBytes(2) == nil ? 2 : 3
-            return .failure(problem(row, .wrongType, column == 2 ? "fit" : "format",
-                                    "must be TEXT, found \(describe(row, column))"))
+        guard let sourceID = row.strictInt(columns.sourceID) else {
+            return .failure(problem(.wrongType, V.sourceID, "must be an INTEGER, found \(describe(row, columns.sourceID))"))
+        }
+        guard let fitText = row.textBytes(columns.fit).map(string) else {
+            return .failure(problem(.wrongType, V.fit, "must be TEXT, found \(describe(row, columns.fit))"))
+        }
+        guard let formatText = row.textBytes(columns.format).map(string) else {
+            return .failure(problem(.wrongType, V.format, "must be TEXT, found \(describe(row, columns.format))"))
         }
         guard let fit = FitMode.Kind(rawValue: fitText) else {
-            return .failure(problem(row, .unknownValue, "fit", "'\(clip(fitText))' is not a fit this reader knows"))
+            return .failure(problem(.unknownValue, V.fit, "'\(clip(fitText))' is not a fit this reader knows"))
         }
         guard let format = ImageFormat(rawValue: formatText) else {
-            return .failure(problem(row, .unknownValue, "format",
-                                    "'\(clip(formatText))' is not a format this reader knows"))
+            return .failure(problem(.unknownValue, V.format, "'\(clip(formatText))' is not a format this reader knows"))
         }
-        guard let processorBytes = row.textBytes(4), !processorBytes.isEmpty,
+        guard let processorBytes = row.textBytes(columns.processors), !processorBytes.isEmpty,
               !processorBytes.contains(UInt8(ascii: "|")) else {
-            return .failure(problem(row, .invalidValue, "processors",
-                                    "must be '-' or processor tokens, found \(describe(row, 4))"))
+            return .failure(problem(.invalidValue, V.processors,
+                                    "must be '-' or processor tokens, found \(describe(row, columns.processors))"))
         }
-        guard let width = row.strictInt(5), (1...maximumPixelSide).contains(width) else {
-            return .failure(problem(row, .invalidValue, "pixel_width", "must be an INTEGER in 1...\(maximumPixelSide), "
-                                    + "found \(describe(row, 5))"))
+        guard let width = row.strictInt(columns.pixelWidth), (1...maximumPixelSide).contains(width) else {
+            return .failure(problem(.invalidValue, V.pixelWidth, "must be an INTEGER in 1...\(maximumPixelSide), "
+                                    + "found \(describe(row, columns.pixelWidth))"))
         }
-        guard let height = row.strictInt(6), (1...maximumPixelSide).contains(height) else {
-            return .failure(problem(row, .invalidValue, "pixel_height", "must be an INTEGER in 1...\(maximumPixelSide), "
-                                    + "found \(describe(row, 6))"))
+        guard let height = row.strictInt(columns.pixelHeight), (1...maximumPixelSide).contains(height) else {
+            return .failure(problem(.invalidValue, V.pixelHeight, "must be an INTEGER in 1...\(maximumPixelSide), "
+                                    + "found \(describe(row, columns.pixelHeight))"))
         }
-        guard let byteCount = row.strictInt(7), (1...maximumBlobBytes).contains(byteCount) else {
-            return .failure(problem(row, .invalidValue, "byte_count",
-                                    "must be an INTEGER in 1...\(maximumBlobBytes), found \(describe(row, 7))"))
+        guard let byteCount = row.strictInt(columns.byteCount), (1...maximumBlobBytes).contains(byteCount) else {
+            return .failure(problem(.invalidValue, V.byteCount,
+                                    "must be an INTEGER in 1...\(maximumBlobBytes), found \(describe(row, columns.byteCount))"))
         }
-        guard let hashBytes = row.textBytes(8), isBlobHash(hashBytes) else {
-            return .failure(problem(row, .invalidValue, "blob_sha256",
-                                    "must be 64 lowercase hex digits, found \(describe(row, 8))"))
+        guard let hashBytes = row.textBytes(columns.blobSHA256), isBlobHash(hashBytes) else {
+            return .failure(problem(.invalidValue, V.blobSHA256,
+                                    "must be 64 lowercase hex digits, found \(describe(row, columns.blobSHA256))"))
         }
-        guard let alpha = row.strictInt(9), alpha == 0 || alpha == 1 else {
-            return .failure(problem(row, .invalidValue, "has_alpha", "must be 0 or 1, found \(describe(row, 9))"))
+        guard let alpha = row.strictInt(columns.hasAlpha), alpha == 0 || alpha == 1 else {
+            return .failure(problem(.invalidValue, V.hasAlpha, "must be 0 or 1, found \(describe(row, columns.hasAlpha))"))
         }
         return .success(VariantFields(
             sourceID: sourceID, fit: fit, format: format, processors: string(processorBytes),
@@ -105,10 +112,11 @@ package enum IndexValidation {
     }
 
     /// The record of the row `fields` were decoded from (the statement still on that row).
-    package static func record(_ row: SQLiteStatement, _ fields: VariantFields) -> VariantRecord {
-        VariantRecord(cacheKey: row.textBytes(0).map(string) ?? "", fit: fields.fit, format: fields.format,
-                      processors: fields.processors, pixelSize: fields.pixelSize, byteCount: fields.byteCount,
-                      sha256: row.textBytes(8).map(string) ?? "", hasAlpha: fields.hasAlpha)
+    package static func record(_ row: SQLiteStatement, _ columns: VariantColumns, _ fields: VariantFields) -> VariantRecord {
+        VariantRecord(cacheKey: row.textBytes(columns.cacheKey).map(string) ?? "", fit: fields.fit,
+                      format: fields.format, processors: fields.processors, pixelSize: fields.pixelSize,
+                      byteCount: fields.byteCount, sha256: row.textBytes(columns.blobSHA256).map(string) ?? "",
+                      hasAlpha: fields.hasAlpha)
     }
 
     /// The prefix every `cache_key` of `source` starts with: the escaped identifier and `|`.
@@ -120,90 +128,87 @@ package enum IndexValidation {
 
     /// Every problem of an index, table by table. Reads every row: for `verify` and updaters, not lookups.
     package static func problems(in connection: SQLiteConnection) throws -> [IndexProblem] {
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
+        typealias P = IndexSchema.VariantPresets
         var problems: [IndexProblem] = []
-        let required: [(String, [String])] = [
-            ("meta", ["key", "value"]),
-            ("sources", ["id", "source", "content_sha256", "format", "pixel_width", "pixel_height", "byte_count"]),
-            ("variants", ["cache_key", "source_id", "width_pt", "height_pt", "scale", "fit", "gravity", "background",
-                          "upscale", "format", "quality", "options", "processors", "pixel_width", "pixel_height",
-                          "byte_count", "blob_sha256", "has_alpha"]),
-            ("variant_presets", ["preset", "cache_key"]),
-            ("placeholders", ["source_id", "thumbhash", "blurhash", "average_color"]),
-        ]
-        for (table, columns) in required {
+        for table in IndexSchema.tables {
             let info = try connection.statement("SELECT name FROM pragma_table_info(?)")
-            try info.bind(.text(table))
+            try info.bind(.text(table.name))
             var present = Set<String>()
-            while try info.step() { present.insert(info.text(0)) }
+            while try info.step() { present.insert(info.text("name")) }
             if present.isEmpty {
-                problems.append(IndexProblem(.missingSchema, table: table, row: "-", column: "",
+                problems.append(IndexProblem(.missingSchema, table: table.name, row: "-", column: "",
                                              detail: "the table is missing"))
                 continue
             }
-            for column in columns where !present.contains(column) {
-                problems.append(IndexProblem(.missingSchema, table: table, row: "-", column: column,
+            for column in table.requiredColumns where !present.contains(column.name) {
+                problems.append(IndexProblem(.missingSchema, table: table.name, row: "-", column: column.name,
                                              detail: "the column is missing"))
             }
         }
         guard problems.isEmpty else { return problems }
 
         var sources: [Int: String] = [:]
-        let sourceRows = try connection.statement(
-            "SELECT id, source, content_sha256, pixel_width, pixel_height, byte_count FROM sources")
+        let sourceRows = try connection.statement("""
+            SELECT \(S.id), \(S.source), \(S.contentSHA256), \(S.pixelWidth), \(S.pixelHeight), \(S.byteCount) \
+            FROM \(S.table)
+            """)
         var ordinal = 0
         while try sourceRows.step() {
             ordinal += 1
-            guard let id = sourceRows.strictInt(0), let source = sourceRows.textBytes(1).map(string), !source.isEmpty
-            else {
-                problems.append(IndexProblem(.wrongType, table: "sources", row: "#\(ordinal)", column: "source",
+            guard let id = sourceRows.strictInt(S.id), let source = sourceRows.textBytes(S.source).map(string),
+                  !source.isEmpty else {
+                problems.append(IndexProblem(.wrongType, table: S.table.name, row: "#\(ordinal)", column: S.source.name,
                                              detail: "id must be an INTEGER and source non-empty TEXT"))
                 continue
             }
             sources[id] = source
-            if !(sourceRows.textBytes(2).map(isBlobHash) ?? false) {
-                problems.append(IndexProblem(.invalidValue, table: "sources", row: clip(source),
-                                             column: "content_sha256", detail: "must be 64 lowercase hex digits"))
+            if !(sourceRows.textBytes(S.contentSHA256).map(isBlobHash) ?? false) {
+                problems.append(IndexProblem(.invalidValue, table: S.table.name, row: clip(source),
+                                             column: S.contentSHA256.name, detail: "must be 64 lowercase hex digits"))
             }
-            for (column, name) in [(Int32(3), "pixel_width"), (4, "pixel_height"), (5, "byte_count")] {
+            for column in [S.pixelWidth, S.pixelHeight, S.byteCount] {
                 if !(sourceRows.strictInt(column).map { $0 >= 0 } ?? false) {
-                    problems.append(IndexProblem(.invalidValue, table: "sources", row: clip(source), column: name,
-                                                 detail: "must be a non-negative INTEGER, found "
+                    problems.append(IndexProblem(.invalidValue, table: S.table.name, row: clip(source),
+                                                 column: column.name, detail: "must be a non-negative INTEGER, found "
                                                      + describe(sourceRows, column)))
                 }
             }
         }
 
-        let variantRows = try connection.statement("SELECT \(variantColumns) FROM variants v")
+        let variantRows = try connection.statement("SELECT \(variantColumns) FROM \(V.table) v")
+        let columns = variantRows.columns(VariantColumns.self)
         while try variantRows.step() {
-            switch decodeVariant(variantRows) {
+            switch decodeVariant(variantRows, columns) {
             case .failure(let problem):
                 problems.append(problem)
             case .success(let (record, sourceID)):
                 guard let source = sources[sourceID] else {
-                    problems.append(IndexProblem(.danglingReference, table: "variants", row: clip(record.cacheKey),
-                                                 column: "source_id", detail: "no source has id \(sourceID)"))
+                    problems.append(IndexProblem(.danglingReference, table: V.table.name, row: clip(record.cacheKey),
+                                                 column: V.sourceID.name, detail: "no source has id \(sourceID)"))
                     continue
                 }
                 if !record.cacheKey.utf8.starts(with: keyPrefix(of: SourceIdentifier(verbatim: source)).utf8) {
-                    problems.append(IndexProblem(.invalidValue, table: "variants", row: clip(record.cacheKey),
-                                                 column: "cache_key", detail: "does not start with its source "
+                    problems.append(IndexProblem(.invalidValue, table: V.table.name, row: clip(record.cacheKey),
+                                                 column: V.cacheKey.name, detail: "does not start with its source "
                                                      + "'\(clip(source))' followed by '|'"))
                 }
             }
         }
 
         let presetRows = try connection.statement("""
-            SELECT p.preset, p.cache_key, v.cache_key IS NOT NULL FROM variant_presets p
-            LEFT JOIN variants v ON v.cache_key = p.cache_key
+            SELECT p.\(P.preset), p.\(P.cacheKey), v.\(V.cacheKey) IS NOT NULL AS listed FROM \(P.table) p
+            LEFT JOIN \(V.table) v ON v.\(V.cacheKey) = p.\(P.cacheKey)
             """)
         while try presetRows.step() {
-            let key = presetRows.textBytes(1).map(string) ?? describe(presetRows, 1)
-            if presetRows.textBytes(0) == nil {
-                problems.append(IndexProblem(.wrongType, table: "variant_presets", row: clip(key), column: "preset",
-                                             detail: "must be TEXT, found \(describe(presetRows, 0))"))
-            } else if presetRows.int(2) == 0 {
-                problems.append(IndexProblem(.danglingReference, table: "variant_presets", row: clip(key),
-                                             column: "cache_key", detail: "no variant has this key"))
+            let key = presetRows.textBytes(P.cacheKey).map(string) ?? describe(presetRows, P.cacheKey)
+            if presetRows.textBytes(P.preset) == nil {
+                problems.append(IndexProblem(.wrongType, table: P.table.name, row: clip(key), column: P.preset.name,
+                                             detail: "must be TEXT, found \(describe(presetRows, P.preset))"))
+            } else if presetRows.int("listed") == 0 {
+                problems.append(IndexProblem(.danglingReference, table: P.table.name, row: clip(key),
+                                             column: P.cacheKey.name, detail: "no variant has this key"))
             }
         }
         return problems
@@ -216,7 +221,7 @@ package enum IndexValidation {
     }
 
     /// A short, printable rendering of a column's value for a message.
-    private static func describe(_ row: SQLiteStatement, _ column: Int32) -> String {
+    private static func describe(_ row: SQLiteStatement, _ column: some SQLiteColumnReference) -> String {
         switch row.storage(column) {
         case .null: return "NULL"
         case .integer: return "INTEGER \(row.int(column))"
@@ -226,15 +231,37 @@ package enum IndexValidation {
         }
     }
 
-    private static func problem(_ row: SQLiteStatement, _ kind: IndexProblem.Kind, _ column: String,
-                                _ detail: String) -> IndexProblem {
-        let key = row.textBytes(0).map { clip(string($0)) } ?? "(no cache_key)"
-        return IndexProblem(kind, table: "variants", row: key, column: column, detail: detail)
-    }
-
     /// At most 120 characters, control characters shown as `?`, for messages.
     static func clip(_ text: String) -> String {
         let shown = String(text.unicodeScalars.prefix(120).map { $0.value < 0x20 || $0.value == 0x7f ? "?" : Character($0) })
         return text.unicodeScalars.count > 120 ? shown + "…" : shown
+    }
+}
+
+/// The `variants` columns a checked read needs (``IndexValidation/decodeFields(_:_:)``), each found
+/// by name once per statement: `statement.columns(VariantColumns.self)` before the loop over its rows.
+package struct VariantColumns: SQLiteColumnSet {
+    /// The columns, as a query selects them (``IndexValidation/variantColumns``).
+    static let names: [IndexColumn] = {
+        typealias V = IndexSchema.Variants
+        return [V.cacheKey, V.sourceID, V.fit, V.format, V.processors, V.pixelWidth, V.pixelHeight, V.byteCount,
+                V.blobSHA256, V.hasAlpha]
+    }()
+
+    package let cacheKey, sourceID, fit, format, processors, pixelWidth, pixelHeight, byteCount, blobSHA256,
+        hasAlpha: SQLiteColumn
+
+    package init(in statement: SQLiteStatement) {
+        typealias V = IndexSchema.Variants
+        cacheKey = statement.column(V.cacheKey)
+        sourceID = statement.column(V.sourceID)
+        fit = statement.column(V.fit)
+        format = statement.column(V.format)
+        processors = statement.column(V.processors)
+        pixelWidth = statement.column(V.pixelWidth)
+        pixelHeight = statement.column(V.pixelHeight)
+        byteCount = statement.column(V.byteCount)
+        blobSHA256 = statement.column(V.blobSHA256)
+        hasAlpha = statement.column(V.hasAlpha)
     }
 }

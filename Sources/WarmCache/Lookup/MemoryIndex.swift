@@ -222,9 +222,11 @@ final class MemoryIndex: @unchecked Sendable {
         // can), the lowest id owns it, as `(SELECT id FROM sources WHERE source = ?)` finds it.
         var escapedByID: [Int: String] = [:]
         var owner: Set<[UInt8]> = []  // bytes, as SQLite compares them
-        let sourceRows = try connection.statement("SELECT id, source FROM sources ORDER BY id")
+        typealias S = IndexSchema.Sources
+        let sourceRows = try connection.statement("SELECT \(S.id), \(S.source) FROM \(S.table) ORDER BY \(S.id)")
+        let (idColumn, sourceColumn) = (sourceRows.column(S.id), sourceRows.column(S.source))
         while try sourceRows.step() {
-            guard let id = sourceRows.strictInt(0), let bytes = sourceRows.textBytes(1) else { continue }
+            guard let id = sourceRows.strictInt(idColumn), let bytes = sourceRows.textBytes(sourceColumn) else { continue }
             let source = String(decoding: bytes, as: UTF8.self)
             guard source.utf8.elementsEqual(bytes) else { continue }  // not UTF-8: no lookup names it
             let escaped = VariantKey.escape(source)
@@ -239,8 +241,8 @@ final class MemoryIndex: @unchecked Sendable {
         var text: [UInt8] = []
         // Sized once: growing by doubling would hold up to twice the memory, and leave the freed
         // halves to the allocator.
-        let count = try connection.statement("SELECT count(*) FROM variants")
-        if try count.step(), let rows = count.strictInt(0), rows > 0, rows <= Int(UInt32.max) {
+        let count = try connection.statement("SELECT count(*) AS variants FROM \(IndexSchema.Variants.table)")
+        if try count.step(), let rows = count.strictInt("variants"), rows > 0, rows <= Int(UInt32.max) {
             entries.reserveCapacity(rows)
             hashes.reserveCapacity(rows * 32)
         }
@@ -253,11 +255,15 @@ final class MemoryIndex: @unchecked Sendable {
                                   firstEntry: open.firstEntry, entryCount: UInt32(entries.count) - open.firstEntry))
             run = nil
         }
-        let variantRows = try connection.statement(
-            "SELECT \(IndexValidation.variantColumns) FROM variants v ORDER BY v.cache_key")
+        let variantRows = try connection.statement("""
+            SELECT \(IndexValidation.variantColumns) FROM \(IndexSchema.Variants.table) v
+            ORDER BY v.\(IndexSchema.Variants.cacheKey)
+            """)
+        let columns = variantRows.columns(VariantColumns.self)
         while try variantRows.step() {
-            guard case .success(let fields) = IndexValidation.decodeFields(variantRows),
-                  let key = variantRows.textBytes(0), let hash = variantRows.textBytes(8) else { continue }
+            guard case .success(let fields) = IndexValidation.decodeFields(variantRows, columns),
+                  let key = variantRows.textBytes(columns.cacheKey), let hash = variantRows.textBytes(columns.blobSHA256)
+            else { continue }
             if run?.sourceID != fields.sourceID {
                 // A row that does not belong to its source is skipped before it can end a run.
                 guard var escaped = escapedByID[fields.sourceID] else { continue }
@@ -316,9 +322,11 @@ final class MemoryIndex: @unchecked Sendable {
     /// Marks each entry with the presets that list it (when there are at most 64 presets).
     private func loadPresets(from connection: SQLiteConnection) throws {
         var bits: [String: UInt64] = [:]
-        let presetRows = try connection.statement("SELECT preset, cache_key FROM variant_presets")
+        typealias P = IndexSchema.VariantPresets
+        let presetRows = try connection.statement("SELECT \(P.preset), \(P.cacheKey) FROM \(P.table)")
+        let (presetColumn, keyColumn) = (presetRows.column(P.preset), presetRows.column(P.cacheKey))
         while try presetRows.step() {
-            guard let preset = presetRows.textBytes(0), let key = presetRows.textBytes(1),
+            guard let preset = presetRows.textBytes(presetColumn), let key = presetRows.textBytes(keyColumn),
                   let bar = key.firstIndex(of: UInt8(ascii: "|")),
                   let variants = variants(ofEscaped: String(decoding: UnsafeBufferPointer(rebasing: key[..<bar]),
                                                             as: UTF8.self)),

@@ -1,11 +1,31 @@
 import CSQLite
 import Foundation
 
-/// A prepared statement: bind parameters (1-based), step through rows, read columns (0-based).
+/// A prepared statement: bind parameters (1-based), step through rows, read columns by name.
+///
+/// A row's columns are read by the names the SQL gives them. An expression is named with `AS`
+/// (`count(*) AS files`); a table's column selected as it is reads as its own name (`v.cache_key`
+/// as `"cache_key"`), as SQLite has always named it (its documentation promises only `AS` names:
+/// should that ever change, a read stops, it never takes another column). The statement finds
+/// its names once, at the first read, in a map from name to position built from
+/// `sqlite3_column_count` and `sqlite3_column_name`; names and positions are fixed by the SQL, so
+/// the map holds for every row and every reuse of the statement.
+///
+/// A read by name (`row.int("pixel_width")`) looks its name up in that map. A loop over many
+/// rows finds its columns once instead: as a ``SQLiteColumn`` (``column(_:)``), or as a
+/// ``SQLiteColumnSet`` (``columns(_:)``), which the statement keeps, so a query run again and
+/// again does not look its names up again.
+///
+/// A name the result does not have, or has twice, stops the program with a message that names
+/// the column, the statement and the columns it has. It is a mistake in the SQL beside the read,
+/// which the first test that runs the query finds; reading some other column instead could never
+/// be right.
 package final class SQLiteStatement {
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
     private let sql: String
+    /// The column sets found for this statement (``columns(_:)``), by type.
+    private var columnSets: [ObjectIdentifier: any SQLiteColumnSet] = [:]
 
     /// `SQLITE_TRANSIENT`: SQLite copies bound text and blobs. The macro does not import into Swift.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -77,13 +97,76 @@ package final class SQLiteStatement {
         while try step() {}
     }
 
-    package func isNull(_ column: Int32) -> Bool {
-        sqlite3_column_type(handle, column) == SQLITE_NULL
+    // MARK: Columns
+
+    /// Where each of the result's column names is, found at the first read by name: the name of
+    /// a column the result has twice maps to ``ambiguous``.
+    private lazy var positions: [String: Int32] = {
+        var positions: [String: Int32] = [:]
+        for position in 0..<sqlite3_column_count(handle) {
+            let name = columnName(at: position)
+            positions[name] = positions[name] == nil ? position : Self.ambiguous
+        }
+        return positions
+    }()
+
+    private static let ambiguous: Int32 = -1
+
+    private func columnName(at position: Int32) -> String {
+        sqlite3_column_name(handle, position).map { String(cString: $0) } ?? ""
+    }
+
+    /// The result's column `name` names (a `String` or a table's declared column), to read row
+    /// after row without looking the name up again. Stops the program when the result has no
+    /// column of that name, or two.
+    package func column(_ name: some SQLiteColumnReference) -> SQLiteColumn {
+        SQLiteColumn(position: name.position(in: self), statement: ObjectIdentifier(self))
+    }
+
+    /// The columns `Columns` reads, found by name the first time this statement is asked for them
+    /// and kept with it: what a query that runs many times reads its rows with.
+    package func columns<Columns: SQLiteColumnSet>(_ type: Columns.Type) -> Columns {
+        if let found = columnSets[ObjectIdentifier(type)] as? Columns { return found }
+        let found = Columns(in: self)
+        columnSets[ObjectIdentifier(type)] = found
+        return found
+    }
+
+    /// The position of the column named `name`; stops the program if there is not exactly one.
+    func position(of name: String) -> Int32 {
+        switch positions[name] {
+        case let position? where position != Self.ambiguous:
+            return position
+        case let found:
+            let names = (0..<sqlite3_column_count(handle)).map(columnName(at:))
+            preconditionFailure("""
+                \(found == nil ? "no column named" : "two columns named") '\(name)' in the result of \
+                `\(sql)` (its columns: \(names.joined(separator: ", ")))\(found == nil ? "" : "; name each with AS")
+                """)
+        }
+    }
+
+    /// Where `column` is in this statement's result; stops the program for a column found in
+    /// another statement.
+    func position(of column: SQLiteColumn) -> Int32 {
+        precondition(column.statement == ObjectIdentifier(self),
+                     "a column found in another statement read in the result of `\(sql)`")
+        return column.position
+    }
+
+    // MARK: Reading the current row
+
+    package func isNull(_ column: some SQLiteColumnReference) -> Bool {
+        isNull(at: column.position(in: self))
+    }
+
+    private func isNull(at position: Int32) -> Bool {
+        sqlite3_column_type(handle, position) == SQLITE_NULL
     }
 
     /// The storage class of a column in the current row: what the file holds, whatever the schema says.
-    package func storage(_ column: Int32) -> SQLiteStorage {
-        switch sqlite3_column_type(handle, column) {
+    package func storage(_ column: some SQLiteColumnReference) -> SQLiteStorage {
+        switch sqlite3_column_type(handle, column.position(in: self)) {
         case SQLITE_INTEGER: return .integer
         case SQLITE_FLOAT: return .real
         case SQLITE_TEXT: return .text
@@ -93,43 +176,53 @@ package final class SQLiteStatement {
     }
 
     /// The integer in a column, or `nil` unless the row stores an INTEGER there.
-    package func strictInt(_ column: Int32) -> Int? {
-        sqlite3_column_type(handle, column) == SQLITE_INTEGER ? Int(sqlite3_column_int64(handle, column)) : nil
+    package func strictInt(_ column: some SQLiteColumnReference) -> Int? {
+        let position = column.position(in: self)
+        return sqlite3_column_type(handle, position) == SQLITE_INTEGER
+            ? Int(sqlite3_column_int64(handle, position)) : nil
     }
 
     /// The UTF-8 bytes of a TEXT column, without copying; valid until the statement steps or resets.
     /// `nil` unless the row stores TEXT there.
-    package func textBytes(_ column: Int32) -> UnsafeBufferPointer<UInt8>? {
-        guard sqlite3_column_type(handle, column) == SQLITE_TEXT,
-              let pointer = sqlite3_column_text(handle, column) else { return nil }
-        return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column)))
+    package func textBytes(_ column: some SQLiteColumnReference) -> UnsafeBufferPointer<UInt8>? {
+        let position = column.position(in: self)
+        guard sqlite3_column_type(handle, position) == SQLITE_TEXT,
+              let pointer = sqlite3_column_text(handle, position) else { return nil }
+        return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, position)))
     }
 
-    package func int(_ column: Int32) -> Int {
-        Int(sqlite3_column_int64(handle, column))
+    /// The column as an integer, as SQLite converts it (0 for NULL).
+    package func int(_ column: some SQLiteColumnReference) -> Int {
+        Int(sqlite3_column_int64(handle, column.position(in: self)))
     }
 
-    package func optionalInt(_ column: Int32) -> Int? {
-        isNull(column) ? nil : int(column)
+    package func optionalInt(_ column: some SQLiteColumnReference) -> Int? {
+        let position = column.position(in: self)
+        return isNull(at: position) ? nil : Int(sqlite3_column_int64(handle, position))
     }
 
-    package func optionalDouble(_ column: Int32) -> Double? {
-        isNull(column) ? nil : sqlite3_column_double(handle, column)
+    package func optionalDouble(_ column: some SQLiteColumnReference) -> Double? {
+        let position = column.position(in: self)
+        return isNull(at: position) ? nil : sqlite3_column_double(handle, position)
     }
 
-    package func text(_ column: Int32) -> String {
-        guard let pointer = sqlite3_column_text(handle, column) else { return "" }
+    /// The column as text, as SQLite converts it ("" for NULL).
+    package func text(_ column: some SQLiteColumnReference) -> String {
+        guard let pointer = sqlite3_column_text(handle, column.position(in: self)) else { return "" }
         return String(cString: pointer)
     }
 
-    package func optionalText(_ column: Int32) -> String? {
-        isNull(column) ? nil : text(column)
+    package func optionalText(_ column: some SQLiteColumnReference) -> String? {
+        let position = column.position(in: self)
+        guard !isNull(at: position) else { return nil }
+        return sqlite3_column_text(handle, position).map { String(cString: $0) } ?? ""
     }
 
-    package func blob(_ column: Int32) -> Data? {
-        guard !isNull(column) else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return Data() }
+    package func blob(_ column: some SQLiteColumnReference) -> Data? {
+        let position = column.position(in: self)
+        guard !isNull(at: position) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, position))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, position) else { return Data() }
         return Data(bytes: pointer, count: count)
     }
 
@@ -158,4 +251,37 @@ package enum SQLiteValue: Sendable {
     package static func string(_ value: String?) -> SQLiteValue {
         value.map { .text($0) } ?? .null
     }
+}
+
+/// One column of a statement's result, found by name (``SQLiteStatement/column(_:)``): reading
+/// it costs no look-up. It belongs to the statement that found it; reading it in another stops
+/// the program.
+package struct SQLiteColumn: Sendable, Hashable {
+    fileprivate let position: Int32
+    fileprivate let statement: ObjectIdentifier
+}
+
+/// What a read names a column with: its name (a `String`, looked up in the statement's map of
+/// names at each read), a ``SQLiteColumn`` found beforehand, or a table's declared column.
+package protocol SQLiteColumnReference {
+    /// The column's position in `statement`'s result; stops the program when there is none.
+    func position(in statement: SQLiteStatement) -> Int32
+}
+
+extension String: SQLiteColumnReference {
+    package func position(in statement: SQLiteStatement) -> Int32 {
+        statement.position(of: self)
+    }
+}
+
+extension SQLiteColumn: SQLiteColumnReference {
+    package func position(in statement: SQLiteStatement) -> Int32 {
+        statement.position(of: self)
+    }
+}
+
+/// The columns one kind of read needs, each a ``SQLiteColumn`` found by name in `init(in:)`:
+/// ``SQLiteStatement/columns(_:)`` finds them once per statement and keeps them with it.
+package protocol SQLiteColumnSet {
+    init(in statement: SQLiteStatement)
 }

@@ -22,6 +22,22 @@ public struct BundlePayload: Sendable, Codable, Hashable {
             self.files = files
             self.bytes = bytes
         }
+
+        /// The group of a row with the columns `name`, `variants`, `files` and `bytes`.
+        package init(row: SQLiteStatement) {
+            self.init(name: row.text("name"), variants: row.int("variants"), files: row.int("files"),
+                      bytes: row.int("bytes"))
+        }
+
+        /// The groups of every row of `sql`, whose columns are those of ``init(row:)``.
+        package static func all(_ sql: String, in connection: SQLiteConnection) throws -> [Group] {
+            let statement = try connection.statement(sql)
+            var groups: [Group] = []
+            while try statement.step() {
+                groups.append(Group(row: statement))
+            }
+            return groups
+        }
     }
 
     /// Distinct files (blobs) the index references.
@@ -48,44 +64,39 @@ public struct BundlePayload: Sendable, Codable, Hashable {
 
     /// Measures the index open on `connection`.
     package static func measure(_ connection: SQLiteConnection) throws -> BundlePayload {
-        func groups(_ sql: String) throws -> [Group] {
-            let statement = try connection.statement(sql)
-            var result: [Group] = []
-            while try statement.step() {
-                result.append(Group(name: statement.text(0), variants: statement.int(1), files: statement.int(2),
-                                    bytes: statement.int(3)))
-            }
-            return result
-        }
-        // A file is a blob hash in one format (its name in objects/).
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
+        typealias P = IndexSchema.VariantPresets
+        // A file is a blob hash in one format (its name in objects/). Each group's row names its
+        // columns as Group(row:) reads them; it is ordered by its bytes, then its name.
         let total = try connection.statement("""
-            SELECT count(*), coalesce(sum(bytes), 0) FROM
-                (SELECT max(byte_count) AS bytes FROM variants GROUP BY blob_sha256, format)
+            SELECT count(*) AS files, coalesce(sum(bytes), 0) AS bytes FROM
+                (SELECT max(\(V.byteCount)) AS bytes FROM \(V.table) GROUP BY \(V.blobSHA256), \(V.format))
             """)
         _ = try total.step()
         return BundlePayload(
-            files: total.int(0),
-            bytes: total.int(1),
-            byFormat: try groups("""
-                SELECT format, sum(uses), count(*), sum(bytes) FROM
-                    (SELECT format, count(*) AS uses, max(byte_count) AS bytes FROM variants
-                     GROUP BY blob_sha256, format)
-                GROUP BY format ORDER BY 4 DESC, 1
-                """),
-            byPreset: try groups("""
-                SELECT preset, sum(uses), count(*), sum(bytes) FROM
-                    (SELECT p.preset AS preset, count(*) AS uses, max(v.byte_count) AS bytes
-                     FROM variant_presets p JOIN variants v ON v.cache_key = p.cache_key
-                     GROUP BY p.preset, v.blob_sha256, v.format)
+            files: total.int("files"),
+            bytes: total.int("bytes"),
+            byFormat: try Group.all("""
+                SELECT \(V.format) AS name, sum(uses) AS variants, count(*) AS files, sum(bytes) AS bytes FROM
+                    (SELECT \(V.format), count(*) AS uses, max(\(V.byteCount)) AS bytes FROM \(V.table)
+                     GROUP BY \(V.blobSHA256), \(V.format))
+                GROUP BY \(V.format) ORDER BY 4 DESC, 1
+                """, in: connection),
+            byPreset: try Group.all("""
+                SELECT preset AS name, sum(uses) AS variants, count(*) AS files, sum(bytes) AS bytes FROM
+                    (SELECT p.\(P.preset) AS preset, count(*) AS uses, max(v.\(V.byteCount)) AS bytes
+                     FROM \(P.table) p JOIN \(V.table) v ON v.\(V.cacheKey) = p.\(P.cacheKey)
+                     GROUP BY p.\(P.preset), v.\(V.blobSHA256), v.\(V.format))
                 GROUP BY preset ORDER BY 4 DESC, 1
-                """),
-            largestSources: try groups("""
-                SELECT s.source, sum(uses), count(*), sum(bytes) FROM
-                    (SELECT source_id, count(*) AS uses, max(byte_count) AS bytes FROM variants
-                     GROUP BY source_id, blob_sha256, format) f
-                JOIN sources s ON s.id = f.source_id
-                GROUP BY s.id ORDER BY 4 DESC, 1 LIMIT \(largestSourceCount)
-                """))
+                """, in: connection),
+            largestSources: try Group.all("""
+                SELECT s.\(S.source) AS name, sum(uses) AS variants, count(*) AS files, sum(bytes) AS bytes FROM
+                    (SELECT \(V.sourceID), count(*) AS uses, max(\(V.byteCount)) AS bytes FROM \(V.table)
+                     GROUP BY \(V.sourceID), \(V.blobSHA256), \(V.format)) f
+                JOIN \(S.table) s ON s.\(S.id) = f.\(V.sourceID)
+                GROUP BY s.\(S.id) ORDER BY 4 DESC, 1 LIMIT \(largestSourceCount)
+                """, in: connection))
     }
 
     /// The bundle's weight as summaries print it: `2.4 MB in 180 files (avif 1.6 MB, jpeg 0.8 MB)`.

@@ -347,7 +347,7 @@ public final class BundleWriter: Sendable {
     /// must have the same row (presets aside, which are united): otherwise nothing of `bundle` is
     /// staged and the conflict is returned. Blobs are added separately (``adoptBlob(at:sha256:format:byteCount:)``).
     /// Thread-safe.
-    func mergeIndex(of bundle: URL) throws -> IndexBuilder.MergeConflict? {
+    func mergeIndex(of bundle: URL) throws -> IndexMerge.Conflict? {
         try withStaging { builder in
             try builder.merge(indexAt: bundle.appendingPathComponent(BundleFormat.indexFileName).path)
         }
@@ -455,7 +455,7 @@ public final class BundleWriter: Sendable {
         // an index with the same contents, and list every blob for garbage the last commit removed.
         // (Every blob the rows name was checked when its source was looked up or stored.)
         let mayBeUnchanged = try fileSystem("reading staged rows") {
-            try builder.count("added_blobs") == 0 && !foundInterruptedRun.withLock { $0 }
+            try builder.count(StagedBlobs.AddedBlobs.table) == 0 && !foundInterruptedRun.withLock { $0 }
                 && FileManager.default.fileExists(atPath: indexURL.path)
         }
         if mayBeUnchanged, let lastPublished, let unchanged = try unchangedSinceLastCommit(commit, lastPublished) {
@@ -485,8 +485,8 @@ public final class BundleWriter: Sendable {
 
         let removed = collectGarbage(keeping: builder)
         fanouts.withLock { $0.removeAll() }
-        let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
-                                    variantCount: (try? builder.count("variants")) ?? 0,
+        let summary = CommitSummary(sourceCount: (try? builder.count(IndexSchema.Sources.table.name)) ?? 0,
+                                    variantCount: (try? builder.count(IndexSchema.Variants.table.name)) ?? 0,
                                     blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: removed,
                                     removedSources: removedSources, payload: payload)
         return finished(commit, summary)
@@ -564,8 +564,8 @@ public final class BundleWriter: Sendable {
         guard unchanged, let totals = blobTotals.withLock({ $0 }) else { return nil }
         let blobs = try fileSystem("reading staged rows") { try totals.get() }
         let payload = try weigh(indexAt: indexURL.path, budget: commit.budget)
-        let summary = CommitSummary(sourceCount: (try? builder.count("sources")) ?? 0,
-                                    variantCount: (try? builder.count("variants")) ?? 0,
+        let summary = CommitSummary(sourceCount: (try? builder.count(IndexSchema.Sources.table.name)) ?? 0,
+                                    variantCount: (try? builder.count(IndexSchema.Variants.table.name)) ?? 0,
                                     blobCount: blobs.count, blobBytes: blobs.bytes, blobsRemoved: 0,
                                     payload: payload, unchanged: true)
         return finished(commit, summary)
@@ -601,7 +601,7 @@ public final class BundleWriter: Sendable {
     /// re-warm) flushing just those does not wait for whatever else the disk holds dirty.
     private func swapIn(_ temporary: URL, with builder: IndexBuilder, flushedEarly: Set<String>) throws {
         try fileSystem("publishing the index") {
-            let flushedAll = try builder.count("added_blobs") > Self.fileByFileFlushLimit
+            let flushedAll = try builder.count(StagedBlobs.AddedBlobs.table) > Self.fileByFileFlushLimit
                 && DurableFile.flushFileSystem(containing: bundleURL)
             if !flushedAll {
                 var directories = Set<String>()

@@ -8,14 +8,24 @@ import WarmCache
 /// ``IndexBuilder`` defers staging them (a no-op re-warm then never stages them at all). Each
 /// row is its table's name, the number of values, and each value with a type tag (`0` null,
 /// `1` a 64-bit little-endian integer, `2` text and `3` a blob, both with a 64-bit length
-/// before their bytes): no two lists of rows have the same bytes. Values are in the staging
-/// table's column order, without the provisional source id; a variant's cache key comes first.
+/// before their bytes): no two lists of rows have the same bytes. Values are in the table's
+/// column order (``IndexSchema``), without the source id (which the staging database assigns); a
+/// variant's cache key comes first.
 struct SourceRows: Sendable {
     /// The tables a source's rows go to. No name is a prefix of another, so a row's name is
     /// read back without a length.
-    enum Table: String, CaseIterable, Sendable {
-        case sources, placeholders, variants
-        case variantPresets = "variant_presets"
+    enum Table: CaseIterable, Sendable {
+        case sources, placeholders, variants, variantPresets
+
+        /// The table's name, which the bytes hold.
+        var name: String {
+            switch self {
+            case .sources: return IndexSchema.Sources.table.name
+            case .placeholders: return IndexSchema.Placeholders.table.name
+            case .variants: return IndexSchema.Variants.table.name
+            case .variantPresets: return IndexSchema.VariantPresets.table.name
+            }
+        }
     }
 
     private(set) var bytes: [UInt8] = []
@@ -95,7 +105,7 @@ struct SourceRows: Sendable {
     // MARK: Writing
 
     private mutating func row(_ table: Table, count: Int) {
-        bytes.append(contentsOf: table.rawValue.utf8)
+        bytes.append(contentsOf: table.name.utf8)
         bytes.append(UInt8(count))
     }
 
@@ -173,7 +183,7 @@ struct SourceRows: Sendable {
 
         mutating func table() throws -> Table {
             for table in Table.allCases {
-                let name = table.rawValue.utf8
+                let name = table.name.utf8
                 if buffer.count - offset >= name.count, buffer[offset..<offset + name.count].elementsEqual(name) {
                     offset += name.count
                     return table

@@ -42,24 +42,44 @@ final class CacheRecords: @unchecked Sendable {
 
     static let fileName = "records.sqlite"
 
+    // The tables, each column named once: the setup creates them and every statement below
+    // reads and writes them by these names.
+
+    /// An original's record (``OriginalRecord``), by the original's file name.
+    private enum Originals {
+        static let table = "originals", name = "name", record = "record"
+    }
+    /// A render memo entry (``RenderMemo``), by its memo key.
+    private enum Renders {
+        static let table = "renders", key = "key", entry = "entry"
+    }
+    /// When a `304` last confirmed an original, in milliseconds since 1970, by its file name.
+    private enum Confirmations {
+        static let table = "confirmations", name = "name", milliseconds = "at_ms"
+    }
+    /// What the last warm left in a bundle (``PublishedIndex``), by the bundle's path.
+    private enum PublishedIndexes {
+        static let table = "published_indexes", bundle = "bundle", record = "record"
+    }
+
     private static let setup = """
         PRAGMA journal_mode = WAL;
         PRAGMA synchronous = NORMAL;
-        CREATE TABLE IF NOT EXISTS originals (
-            name TEXT PRIMARY KEY,
-            record BLOB NOT NULL
+        CREATE TABLE IF NOT EXISTS \(Originals.table) (
+            \(Originals.name) TEXT PRIMARY KEY,
+            \(Originals.record) BLOB NOT NULL
         ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS renders (
-            key TEXT PRIMARY KEY,
-            entry BLOB NOT NULL
+        CREATE TABLE IF NOT EXISTS \(Renders.table) (
+            \(Renders.key) TEXT PRIMARY KEY,
+            \(Renders.entry) BLOB NOT NULL
         ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS confirmations (
-            name TEXT PRIMARY KEY,
-            at_ms INTEGER NOT NULL
+        CREATE TABLE IF NOT EXISTS \(Confirmations.table) (
+            \(Confirmations.name) TEXT PRIMARY KEY,
+            \(Confirmations.milliseconds) INTEGER NOT NULL
         ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS published_indexes (
-            bundle TEXT PRIMARY KEY,
-            record TEXT NOT NULL
+        CREATE TABLE IF NOT EXISTS \(PublishedIndexes.table) (
+            \(PublishedIndexes.bundle) TEXT PRIMARY KEY,
+            \(PublishedIndexes.record) TEXT NOT NULL
         ) WITHOUT ROWID;
         """
 
@@ -112,16 +132,21 @@ final class CacheRecords: @unchecked Sendable {
     }
 
     // The statements, one place each (slots: prepared once per connection).
+    private typealias O = Originals
+    private typealias C = Confirmations
     private static let selectOriginal = (slot: 0, sql: """
-        SELECT o.record, c.at_ms FROM originals o LEFT JOIN confirmations c ON c.name = o.name WHERE o.name = ?1
+        SELECT o.\(O.record), c.\(C.milliseconds) FROM \(O.table) o
+        LEFT JOIN \(C.table) c ON c.\(C.name) = o.\(O.name) WHERE o.\(O.name) = ?1
         """)
-    private static let selectOriginalOnly = (slot: 7, sql: "SELECT record FROM originals WHERE name = ?1")
-    private static let upsertOriginal = (slot: 1, sql: "INSERT OR REPLACE INTO originals (name, record) VALUES (?1, ?2)")
-    private static let confirm = (slot: 2, sql: "INSERT OR REPLACE INTO confirmations (name, at_ms) VALUES (?1, ?2)")
-    private static let deleteOriginal = (slot: 3, sql: "DELETE FROM originals WHERE name = ?1")
-    private static let deleteConfirmation = (slot: 6, sql: "DELETE FROM confirmations WHERE name = ?1")
-    private static let selectRender = (slot: 4, sql: "SELECT entry FROM renders WHERE key = ?1")
-    private static let upsertRender = (slot: 5, sql: "INSERT OR REPLACE INTO renders (key, entry) VALUES (?1, ?2)")
+    private static let selectOriginalOnly = (slot: 7, sql: "SELECT \(O.record) FROM \(O.table) WHERE \(O.name) = ?1")
+    private static let upsertOriginal = (slot: 1, sql: "INSERT OR REPLACE INTO \(O.table) (\(O.name), \(O.record)) VALUES (?1, ?2)")
+    private static let confirm = (slot: 2, sql: "INSERT OR REPLACE INTO \(C.table) (\(C.name), \(C.milliseconds)) VALUES (?1, ?2)")
+    private static let deleteOriginal = (slot: 3, sql: "DELETE FROM \(O.table) WHERE \(O.name) = ?1")
+    private static let deleteConfirmation = (slot: 6, sql: "DELETE FROM \(C.table) WHERE \(C.name) = ?1")
+    private static let selectRender = (slot: 4, sql: "SELECT \(Renders.entry) FROM \(Renders.table) WHERE \(Renders.key) = ?1")
+    private static let upsertRender = (slot: 5, sql: """
+        INSERT OR REPLACE INTO \(Renders.table) (\(Renders.key), \(Renders.entry)) VALUES (?1, ?2)
+        """)
 
     private static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
@@ -137,8 +162,8 @@ final class CacheRecords: @unchecked Sendable {
         try? withConnection { connection in
             let query = includingConfirmations ? Self.selectOriginal : Self.selectOriginalOnly
             let statement = try connection.statement(slot: query.slot, query.sql).bind(.text(name))
-            guard try statement.step(), let record = statement.blob(0) else { return nil }
-            let milliseconds = includingConfirmations ? statement.optionalInt(1) ?? 0 : 0
+            guard try statement.step(), let record = statement.blob(Originals.record) else { return nil }
+            let milliseconds = includingConfirmations ? statement.optionalInt(Confirmations.milliseconds) ?? 0 : 0
             let confirmed = milliseconds > 0 ? Date(timeIntervalSince1970: Double(milliseconds) / 1000) : nil
             return (record, confirmed)
         }
@@ -211,20 +236,22 @@ final class CacheRecords: @unchecked Sendable {
     /// used this cache directory.
     func publishedIndex(ofBundleAt bundlePath: String) -> PublishedIndex? {
         try? withConnection { connection in
-            let statement = try connection.statement("SELECT record FROM published_indexes WHERE bundle = ?1")
+            typealias P = PublishedIndexes
+            let statement = try connection.statement("SELECT \(P.record) FROM \(P.table) WHERE \(P.bundle) = ?1")
                 .bind(.text(bundlePath))
-            return try statement.step() ? PublishedIndex(text: statement.text(0)) : nil
+            return try statement.step() ? PublishedIndex(text: statement.text(P.record)) : nil
         }
     }
 
     /// Records what a warm left in the bundle at `bundlePath`; `nil` forgets it.
     func savePublishedIndex(_ index: PublishedIndex?, ofBundleAt bundlePath: String) throws {
         try withConnection { connection in
+            typealias P = PublishedIndexes
             if let index {
-                try connection.statement("INSERT OR REPLACE INTO published_indexes (bundle, record) VALUES (?1, ?2)")
+                try connection.statement("INSERT OR REPLACE INTO \(P.table) (\(P.bundle), \(P.record)) VALUES (?1, ?2)")
                     .bind(.text(bundlePath), .text(index.text)).run()
             } else {
-                try connection.statement("DELETE FROM published_indexes WHERE bundle = ?1").bind(.text(bundlePath)).run()
+                try connection.statement("DELETE FROM \(P.table) WHERE \(P.bundle) = ?1").bind(.text(bundlePath)).run()
             }
         }
     }
@@ -236,7 +263,7 @@ final class CacheRecords: @unchecked Sendable {
         try? withConnection { connection in
             let statement = try connection.statement(slot: Self.selectRender.slot, Self.selectRender.sql)
                 .bind(.text(key))
-            return try statement.step() ? statement.blob(0) : nil
+            return try statement.step() ? statement.blob(Renders.entry) : nil
         }
     }
 

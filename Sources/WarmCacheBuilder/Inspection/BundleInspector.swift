@@ -37,23 +37,17 @@ public struct BundleInspector {
     /// - Parameter largest: how many of the largest variants to list.
     public func report(largest: Int = 10) throws -> BundleReport {
         let bundle = try CacheBundle(contentsOf: bundleURL)
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
         return try bundle.query { connection in
-            func scalar(_ sql: String) throws -> Int {
-                let statement = try connection.statement(sql)
-                return try statement.step() ? statement.int(0) : 0
-            }
-            func groups(_ sql: String) throws -> [BundleReport.Group] {
-                let statement = try connection.statement(sql)
-                var result: [BundleReport.Group] = []
-                while try statement.step() {
-                    result.append(.init(name: statement.text(0), variants: statement.int(1), files: statement.int(2),
-                                        bytes: statement.int(3)))
-                }
-                return result
+            /// The number `expression` gives over `table`.
+            func scalar(_ expression: String, from table: IndexTable) throws -> Int {
+                let statement = try connection.statement("SELECT \(expression) AS value FROM \(table)")
+                return try statement.step() ? statement.int("value") : 0
             }
             let payload = try BundlePayload.measure(connection)
             let largestStatement = try connection.statement("""
-                SELECT \(VariantReport.columns) FROM variants v ORDER BY v.byte_count DESC, v.cache_key LIMIT ?
+                SELECT \(VariantReport.columns) FROM \(V.table) v ORDER BY v.\(V.byteCount) DESC, v.\(V.cacheKey) LIMIT ?
                 """)
             try largestStatement.bind(.int(largest))
             var entries: [VariantReport] = []
@@ -64,20 +58,20 @@ public struct BundleInspector {
                 path: bundleURL.path,
                 formatVersion: "\(bundle.info.formatMajor).\(bundle.info.formatMinor)",
                 generator: bundle.info.generator,
-                sources: try scalar("SELECT count(*) FROM sources"),
-                variants: try scalar("SELECT count(*) FROM variants"),
+                sources: try scalar("count(*)", from: S.table),
+                variants: try scalar("count(*)", from: V.table),
                 blobs: payload.files,
                 blobBytes: payload.bytes,
-                sourceBytes: try scalar("SELECT coalesce(sum(byte_count), 0) FROM sources"),
-                placeholders: try scalar("SELECT count(*) FROM placeholders"),
+                sourceBytes: try scalar("coalesce(sum(\(S.byteCount)), 0)", from: S.table),
+                placeholders: try scalar("count(*)", from: IndexSchema.Placeholders.table),
                 byFormat: payload.byFormat,
-                byVariant: try groups("""
-                    SELECT shape, sum(uses), count(*), sum(bytes) FROM
-                        (SELECT coalesce(width_pt, '_') || 'x' || coalesce(height_pt, '_') || ' @' || scale || 'x '
-                                || fit AS shape, count(*) AS uses, max(byte_count) AS bytes
-                         FROM variants GROUP BY 1, blob_sha256, format)
+                byVariant: try BundleReport.Group.all("""
+                    SELECT shape AS name, sum(uses) AS variants, count(*) AS files, sum(bytes) AS bytes FROM
+                        (SELECT coalesce(\(V.widthPt), '_') || 'x' || coalesce(\(V.heightPt), '_') || ' @' || \(V.scale)
+                                || 'x ' || \(V.fit) AS shape, count(*) AS uses, max(\(V.byteCount)) AS bytes
+                         FROM \(V.table) GROUP BY 1, \(V.blobSHA256), \(V.format))
                     GROUP BY shape ORDER BY 4 DESC, 1
-                    """),
+                    """, in: connection),
                 byPreset: payload.byPreset,
                 largest: entries)
         }
@@ -110,24 +104,28 @@ extension BundleInspector {
     /// Every source with its variants.
     public func listing() throws -> BundleListing {
         let bundle = try CacheBundle(contentsOf: bundleURL)
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
         return try bundle.query { connection in
             var sources: [BundleListing.Source] = []
             var indexByID: [Int: Int] = [:]
             let sourceRows = try connection.statement("""
-                SELECT id, source, format, pixel_width, pixel_height, byte_count FROM sources ORDER BY source
+                SELECT \(S.id), \(S.source), \(S.format), \(S.pixelWidth), \(S.pixelHeight), \(S.byteCount)
+                FROM \(S.table) ORDER BY \(S.source)
                 """)
             while try sourceRows.step() {
-                indexByID[sourceRows.int(0)] = sources.count
-                sources.append(.init(identifier: sourceRows.text(1), format: sourceRows.text(2),
-                                     pixelWidth: sourceRows.int(3), pixelHeight: sourceRows.int(4),
-                                     bytes: sourceRows.int(5), variants: []))
+                indexByID[sourceRows.int(S.id)] = sources.count
+                sources.append(.init(identifier: sourceRows.text(S.source), format: sourceRows.text(S.format),
+                                     pixelWidth: sourceRows.int(S.pixelWidth), pixelHeight: sourceRows.int(S.pixelHeight),
+                                     bytes: sourceRows.int(S.byteCount), variants: []))
             }
             let variantRows = try connection.statement("""
-                SELECT v.source_id, \(VariantReport.columns) FROM variants v ORDER BY v.source_id, v.cache_key
+                SELECT v.\(V.sourceID), \(VariantReport.columns) FROM \(V.table) v
+                ORDER BY v.\(V.sourceID), v.\(V.cacheKey)
                 """)
             while try variantRows.step() {
-                guard let index = indexByID[variantRows.int(0)] else { continue }
-                sources[index].variants.append(VariantReport(row: variantRows, at: 1))
+                guard let index = indexByID[variantRows.int(V.sourceID)] else { continue }
+                sources[index].variants.append(VariantReport(row: variantRows))
             }
             return BundleListing(path: bundleURL.path, sources: sources)
         }

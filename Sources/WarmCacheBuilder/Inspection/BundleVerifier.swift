@@ -93,39 +93,42 @@ public struct BundleVerifier {
                                              : "\(problem.column) \(problem.detail)",
                                          repair: "lookups skip this row; bake the bundle again with warm-cache warm"))
         }
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
         try bundle.query { connection in
             let integrity = try connection.statement("PRAGMA integrity_check")
             while try integrity.step() {
-                let line = integrity.text(0)
+                let line = integrity.text("integrity_check")
                 if line != "ok" {
                     report.problems.append(.init(kind: .indexIntegrity, subject: BundleFormat.indexFileName,
                                                  detail: line))
                 }
             }
             let rows = try connection.statement("""
-                SELECT v.cache_key, s.source, v.format, v.byte_count, v.blob_sha256, v.pixel_width, v.pixel_height
-                FROM variants v JOIN sources s ON s.id = v.source_id
+                SELECT v.\(V.cacheKey), s.\(S.source), v.\(V.format), v.\(V.byteCount), v.\(V.blobSHA256),
+                    v.\(V.pixelWidth), v.\(V.pixelHeight)
+                FROM \(V.table) v JOIN \(S.table) s ON s.\(S.id) = v.\(V.sourceID)
                 """)
             while try rows.step() {
                 report.variantsChecked += 1
-                let cacheKey = rows.text(0)
-                guard let format = ImageFormat(rawValue: rows.text(2)) else {
+                let cacheKey = rows.text(V.cacheKey)
+                guard let format = ImageFormat(rawValue: rows.text(V.format)) else {
                     report.problems.append(.init(kind: .unknownFormat, subject: cacheKey,
-                                                 detail: "unknown image format '\(rows.text(2))' (a newer WarmCache wrote it?)"))
+                                                 detail: "unknown image format '\(rows.text(V.format))' (a newer WarmCache wrote it?)"))
                     continue
                 }
                 if let key = VariantKey(parsing: cacheKey) {
-                    if key.source.rawValue != rows.text(1) || key.spec.format != format {
+                    if key.source.rawValue != rows.text(S.source) || key.spec.format != format {
                         report.problems.append(.init(kind: .badKey, subject: cacheKey,
                                                      detail: "key does not match its source or format columns"))
                     }
                 } else {
                     report.problems.append(.init(kind: .badKey, subject: cacheKey, detail: "not a canonical key"))
                 }
-                let sha256 = rows.text(4)
+                let sha256 = rows.text(V.blobSHA256)
                 guard IndexValidation.isBlobHash(sha256) else { continue }  // reported as an invalid row
-                blobs[sha256] = (format, rows.int(3))
-                users[sha256, default: ([], [])].sources.insert(rows.text(1))
+                blobs[sha256] = (format, rows.int(V.byteCount))
+                users[sha256, default: ([], [])].sources.insert(rows.text(S.source))
                 users[sha256, default: ([], [])].keys.append(cacheKey)
             }
         }

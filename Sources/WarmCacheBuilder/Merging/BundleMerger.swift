@@ -109,7 +109,7 @@ public struct BundleMerger: Sendable {
     /// adds its blobs; returns how many blobs were added. Rows another part staged before must be
     /// identical (presets aside): else the error names both parts.
     private func stage(_ part: BundlePart, earlier: ArraySlice<BundlePart>, into writer: BundleWriter) throws -> Int {
-        let conflict: IndexBuilder.MergeConflict?
+        let conflict: IndexMerge.Conflict?
         do {
             conflict = try writer.mergeIndex(of: part.url)
         } catch let error as BundleWriterError where error.kind == .inconsistentContents {

@@ -47,28 +47,29 @@ struct BundlePart {
     /// Calls `body` with the blob of every variant of the part (a blob shared by several
     /// variants comes once per variant), streamed from its index.
     func forEachBlob(_ body: (_ sha256: String, _ format: ImageFormat, _ byteCount: Int) throws -> Void) throws {
+        typealias V = IndexSchema.Variants
         try reading { connection in
-            let statement = try connection.statement("SELECT blob_sha256, format, byte_count FROM variants")
+            let statement = try connection.statement("SELECT \(V.blobSHA256), \(V.format), \(V.byteCount) FROM \(V.table)")
             defer { try? statement.reset() }
             while try statement.step() {
-                let text = statement.text(1)
+                let text = statement.text(V.format)
                 guard let format = ImageFormat(rawValue: text) else {
                     throw BundleMergeError(.unreadablePart, "cannot merge \(url.path): its index lists a blob in "
                         + "the unknown format '\(text)' (run warm-cache verify on it)")
                 }
-                try body(statement.text(0), format, statement.int(2))
+                try body(statement.text(V.blobSHA256), format, statement.int(V.byteCount))
             }
         }
     }
 
     /// Whether this part's index has a row for the source.
     func has(_ source: SourceIdentifier) throws -> Bool {
-        try exists("SELECT 1 FROM sources WHERE source = ?", source.rawValue)
+        try exists("SELECT 1 FROM \(IndexSchema.Sources.table) WHERE \(IndexSchema.Sources.source) = ?", source.rawValue)
     }
 
     /// Whether this part's index has a row for the variant key.
     func has(cacheKey: String) throws -> Bool {
-        try exists("SELECT 1 FROM variants WHERE cache_key = ?", cacheKey)
+        try exists("SELECT 1 FROM \(IndexSchema.Variants.table) WHERE \(IndexSchema.Variants.cacheKey) = ?", cacheKey)
     }
 
     private func exists(_ sql: String, _ value: String) throws -> Bool {
@@ -96,10 +97,11 @@ struct BundlePart {
     }
 
     private static func meta(_ connection: SQLiteConnection) throws -> [String: String] {
-        let statement = try connection.statement("SELECT key, value FROM meta")
+        typealias M = IndexSchema.Meta
+        let statement = try connection.statement("SELECT \(M.key), \(M.value) FROM \(M.table)")
         var meta: [String: String] = [:]
         while try statement.step() {
-            meta[statement.text(0)] = statement.text(1)
+            meta[statement.text(M.key)] = statement.text(M.value)
         }
         return meta
     }

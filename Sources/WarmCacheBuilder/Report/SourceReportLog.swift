@@ -33,9 +33,16 @@ final class SourceReportLog: @unchecked Sendable {
         try connection.execute("""
             PRAGMA journal_mode = OFF;
             PRAGMA synchronous = OFF;
-            CREATE TABLE lines (identifier TEXT NOT NULL, failed INTEGER NOT NULL, json BLOB NOT NULL);
+            CREATE TABLE \(Lines.table) (\(Lines.identifier) TEXT NOT NULL, \(Lines.failed) INTEGER NOT NULL, \
+            \(Lines.json) BLOB NOT NULL);
             BEGIN;
             """)
+    }
+
+    /// The log's one table, each column named once: a source's identifier, whether it failed (1)
+    /// and its line of JSON.
+    private enum Lines {
+        static let table = "lines", identifier = "identifier", failed = "failed", json = "json"
     }
 
     /// Logs finished sources' lines, each source once. Lines are appended in the order they come
@@ -44,7 +51,9 @@ final class SourceReportLog: @unchecked Sendable {
     func append(contentsOf reports: [SourceReport]) throws {
         for report in reports where keepsEveryLine || report.status == .failed {
             let json = try report.jsonLine.map { Data($0) } ?? encoder.encode(report)
-            try connection.statement("INSERT INTO lines (identifier, failed, json) VALUES (?, ?, ?)")
+            try connection.statement("""
+                INSERT INTO \(Lines.table) (\(Lines.identifier), \(Lines.failed), \(Lines.json)) VALUES (?, ?, ?)
+                """)
                 .bind(.text(report.identifier), .int(report.status == .failed ? 1 : 0), .blob(json)).run()
             pending += 1
             if report.status == .failed { failedCount += 1 }
@@ -155,16 +164,17 @@ final class SourceReportLog: @unchecked Sendable {
     /// the lines, about a kilobyte each, are then read by row id: sorting the lines themselves
     /// moved every byte of them through SQLite's sorter.
     private func forEachLine(failedOnly: Bool, _ body: (Data) throws -> Void) throws {
-        let order = try connection.statement(failedOnly
-            ? "SELECT rowid FROM lines WHERE failed = 1 ORDER BY identifier"
-            : "SELECT rowid FROM lines ORDER BY identifier")
+        let order = try connection.statement("""
+            SELECT rowid AS line FROM \(Lines.table) \(failedOnly ? "WHERE \(Lines.failed) = 1 " : "")\
+            ORDER BY \(Lines.identifier)
+            """)
         defer { try? order.reset() }
-        let line = try connection.statement("SELECT json FROM lines WHERE rowid = ?")
+        let line = try connection.statement("SELECT \(Lines.json) FROM \(Lines.table) WHERE rowid = ?")
         defer { try? line.reset() }
         while try order.step() {
             try line.reset()
-            guard try line.bind(.integer(Int64(order.int(0)))).step() else { continue }
-            try body(line.blob(0) ?? Data())
+            guard try line.bind(.integer(Int64(order.int("line")))).step() else { continue }
+            try body(line.blob(Lines.json) ?? Data())
         }
     }
 }

@@ -41,25 +41,29 @@ extension VariantReport {
                   encoderQuality: variant.perceptual?.quality, qualityScore: variant.perceptual?.score)
     }
 
-    /// The columns ``init(row:at:)`` reads, for a query over `variants v`.
+    private typealias V = IndexSchema.Variants
+    private typealias P = IndexSchema.VariantPresets
+
+    /// The columns ``init(row:)`` reads, for a query over `variants v`: the variant's own and its
+    /// presets, joined by commas, as `presets`.
     static let columns = """
-        v.cache_key, v.format, v.pixel_width, v.pixel_height, v.byte_count, v.blob_sha256,
-        (SELECT group_concat(preset, ',') FROM
-            (SELECT preset FROM variant_presets p WHERE p.cache_key = v.cache_key ORDER BY preset)),
-        v.quality_target, v.encoder_quality, v.quality_score
+        v.\(V.cacheKey), v.\(V.format), v.\(V.pixelWidth), v.\(V.pixelHeight), v.\(V.byteCount), v.\(V.blobSHA256),
+        (SELECT group_concat(\(P.preset), ',') FROM
+            (SELECT \(P.preset) FROM \(P.table) p WHERE p.\(P.cacheKey) = v.\(V.cacheKey) ORDER BY \(P.preset))) AS presets,
+        v.\(V.qualityTarget), v.\(V.encoderQuality), v.\(V.qualityScore)
         """
 
-    /// A listing's line for the row of a statement selecting ``columns`` from column `first` on.
-    init(row: SQLiteStatement, at first: Int32 = 0) {
-        let format = row.text(first + 1)
-        let sha256 = row.text(first + 5)
-        self.init(cacheKey: row.text(first), presets: row.optionalText(first + 6).map {
+    /// A listing's line for the row of a statement selecting ``columns``.
+    init(row: SQLiteStatement) {
+        let format = row.text(V.format)
+        let sha256 = row.text(V.blobSHA256)
+        self.init(cacheKey: row.text(V.cacheKey), presets: row.optionalText("presets").map {
                       $0.split(separator: ",").map(String.init) } ?? [],
-                  format: format, pixelWidth: row.int(first + 2), pixelHeight: row.int(first + 3),
-                  bytes: row.int(first + 4),
+                  format: format, pixelWidth: row.int(V.pixelWidth), pixelHeight: row.int(V.pixelHeight),
+                  bytes: row.int(V.byteCount),
                   blob: ImageFormat(rawValue: format).map { BundleFormat.objectPath(sha256: sha256, format: $0) }
                       ?? "objects/\(sha256.prefix(2))/\(sha256).\(format)",
-                  action: nil, qualityTarget: row.optionalInt(first + 7), encoderQuality: row.optionalInt(first + 8),
-                  qualityScore: row.optionalDouble(first + 9))
+                  action: nil, qualityTarget: row.optionalInt(V.qualityTarget),
+                  encoderQuality: row.optionalInt(V.encoderQuality), qualityScore: row.optionalDouble(V.qualityScore))
     }
 }

@@ -20,10 +20,12 @@ struct BlobReference: Hashable, Sendable {
     /// (rows it rejects, e.g. of a format this library does not know, are skipped as lookups skip them;
     /// the updater refuses an index with any other problem before it gets here).
     static func referenced(in connection: SQLiteConnection) throws -> [BlobReference] {
-        let statement = try connection.statement("SELECT \(IndexValidation.variantColumns) FROM variants v")
+        let statement = try connection.statement(
+            "SELECT \(IndexValidation.variantColumns) FROM \(IndexSchema.Variants.table) v")
+        let columns = statement.columns(VariantColumns.self)
         var blobs: [String: BlobReference] = [:]
         while try statement.step() {
-            guard case .success(let row) = IndexValidation.decodeVariant(statement) else { continue }
+            guard case .success(let row) = IndexValidation.decodeVariant(statement, columns) else { continue }
             blobs[row.record.sha256] = BlobReference(sha256: row.record.sha256, format: row.record.format,
                                                      byteCount: row.record.byteCount)
         }

@@ -296,8 +296,9 @@ struct UpdateRun {
                                          configuration: CacheBundle.Configuration(maximumConnections: 1))
             try bundle.query { connection in
                 let check = try connection.statement("PRAGMA quick_check")
-                guard try check.step(), check.text(0) == "ok" else {
-                    throw BundleUpdateError(.invalidIndex, url: url, detail: "SQLite integrity check: \(check.text(0))")
+                guard try check.step(), check.text("quick_check") == "ok" else {
+                    throw BundleUpdateError(.invalidIndex, url: url,
+                                            detail: "SQLite integrity check: \(check.text("quick_check"))")
                 }
             }
             // The reader's rules for untrusted indexes; values it does not know are skipped, as lookups do.

@@ -97,11 +97,21 @@ struct DeferredRowsTests {
         let source = contents.sources[0]
         let rows = SourceRows(source, variants: variants(of: source, in: contents))
         let read = SourceRows(bytes: rows.bytes)
+        // A row holds its table's columns but the source id (which staging assigns), in the table's
+        // order: the order the staging database's inserts list them in.
+        let valueCounts: [SourceRows.Table: Int] = [
+            .sources: IndexSchema.Sources.table.columns.count - 1,
+            .placeholders: IndexSchema.Placeholders.table.columns.count - 1,
+            .variants: IndexSchema.Variants.table.columns.count - 1,
+        ]
         var tables: [SourceRows.Table] = []
         try read.forEachRow { table, values in
             tables.append(table)
             if table == .sources, case .text(let identifier)? = values.first {
                 #expect(identifier == source.identifier.rawValue)
+            }
+            if let count = valueCounts[table] {
+                #expect(values.count == count, "\(table)")
             }
         }
         let variantCount = variants(of: source, in: contents).count

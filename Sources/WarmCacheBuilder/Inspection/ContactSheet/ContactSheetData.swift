@@ -141,6 +141,10 @@ struct ContactSheetData: Encodable {
         data.byFormat = report.byFormat.map(Group.init)
         data.byPreset = report.byPreset.map(Group.init)
 
+        typealias S = IndexSchema.Sources
+        typealias V = IndexSchema.Variants
+        typealias P = IndexSchema.VariantPresets
+        typealias PH = IndexSchema.Placeholders
         let bundle = try CacheBundle(contentsOf: bundleURL)
         try bundle.query { connection in
             var formatIndex: [String: Int] = [:]
@@ -153,35 +157,38 @@ struct ContactSheetData: Encodable {
             }
 
             var presetsByKey: [String: [Int]] = [:]
-            let presets = try connection.statement("SELECT preset, cache_key FROM variant_presets ORDER BY preset")
+            let presets = try connection.statement(
+                "SELECT \(P.preset), \(P.cacheKey) FROM \(P.table) ORDER BY \(P.preset)")
             while try presets.step() {
-                let preset = index(presets.text(0), in: &presetIndex, list: &data.presets)
-                presetsByKey[presets.text(1), default: []].append(preset)
+                let preset = index(presets.text(P.preset), in: &presetIndex, list: &data.presets)
+                presetsByKey[presets.text(P.cacheKey), default: []].append(preset)
             }
 
             var rowBySourceID: [Int: Int] = [:]
             let sources = try connection.statement("""
-                SELECT s.id, s.source, s.format, s.pixel_width, s.pixel_height, s.byte_count,
-                       p.thumbhash, p.blurhash, p.average_color
-                FROM sources s LEFT JOIN placeholders p ON p.source_id = s.id ORDER BY s.source
+                SELECT s.\(S.id), s.\(S.source), s.\(S.format), s.\(S.pixelWidth), s.\(S.pixelHeight), s.\(S.byteCount),
+                       p.\(PH.thumbhash), p.\(PH.blurhash), p.\(PH.averageColor)
+                FROM \(S.table) s LEFT JOIN \(PH.table) p ON p.\(PH.sourceID) = s.\(S.id) ORDER BY s.\(S.source)
                 """)
             while try sources.step() {
-                rowBySourceID[sources.int(0)] = data.sources.count
+                rowBySourceID[sources.int(S.id)] = data.sources.count
                 data.sources.append(Source(
-                    identifier: sources.text(1), format: sources.text(2), width: sources.int(3),
-                    height: sources.int(4), bytes: sources.int(5),
-                    thumbHash: sources.blob(6)?.base64EncodedString() ?? "",
-                    blurHash: sources.optionalText(7) ?? "", averageColor: sources.optionalText(8) ?? ""))
+                    identifier: sources.text(S.source), format: sources.text(S.format), width: sources.int(S.pixelWidth),
+                    height: sources.int(S.pixelHeight), bytes: sources.int(S.byteCount),
+                    thumbHash: sources.blob(PH.thumbhash)?.base64EncodedString() ?? "",
+                    blurHash: sources.optionalText(PH.blurhash) ?? "",
+                    averageColor: sources.optionalText(PH.averageColor) ?? ""))
             }
 
             let variants = try connection.statement("""
-                SELECT source_id, cache_key, format, pixel_width, pixel_height, byte_count, blob_sha256
-                FROM variants ORDER BY source_id, cache_key
+                SELECT \(V.sourceID), \(V.cacheKey), \(V.format), \(V.pixelWidth), \(V.pixelHeight), \(V.byteCount),
+                    \(V.blobSHA256)
+                FROM \(V.table) ORDER BY \(V.sourceID), \(V.cacheKey)
                 """)
             while try variants.step() {
-                guard let row = rowBySourceID[variants.int(0)] else { continue }
-                let key = variants.text(1)
-                let format = variants.text(2)
+                guard let row = rowBySourceID[variants.int(V.sourceID)] else { continue }
+                let key = variants.text(V.cacheKey)
+                let format = variants.text(V.format)
                 if formatIndex[format] == nil {
                     data.extensions.append(ImageFormat(rawValue: format)?.fileExtension ?? format)
                 }
@@ -195,8 +202,9 @@ struct ContactSheetData: Encodable {
                 data.sources[row].variants.append(Variant(
                     keyTail: split < key.endIndex ? String(key[key.index(after: split)...]) : "",
                     format: formatNumber,
-                    width: variants.int(3), height: variants.int(4), bytes: variants.int(5),
-                    sha256: variants.text(6), presets: presetsByKey[key] ?? []))
+                    width: variants.int(V.pixelWidth), height: variants.int(V.pixelHeight),
+                    bytes: variants.int(V.byteCount), sha256: variants.text(V.blobSHA256),
+                    presets: presetsByKey[key] ?? []))
             }
         }
         return data
