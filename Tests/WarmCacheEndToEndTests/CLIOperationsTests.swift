@@ -88,9 +88,6 @@ import WarmCacheTestSupport
                                         in: scratch.url)
             let seconds = Date().timeIntervalSince(started)
             #expect(run.status == 3, "\(run)")
-            // The whole run, process start and one encode included; the dead host costs one connect
-            // timeout (5 s) at most, not retries x sources. Generous for a busy machine.
-            #expect(seconds < 60, "took \(seconds) s")
 
             // -q: only failures, each once, on one line naming the URL once; nothing on stdout.
             #expect(run.stdout.isEmpty, "\(run)")
@@ -121,8 +118,13 @@ import WarmCacheTestSupport
             let slowest = deadSources.map(\.seconds).max() ?? 0
             // One connect timeout (5 s by default) at most, the others at once; slack for a busy machine.
             #expect(slowest < 20, "a dead-host source took \(slowest) s")
+            // The whole warm, one encode included, as the warm measured it: the dead hosts cost one
+            // connect timeout, not retries x sources. (The test's own wall clock also counts the
+            // process starting and this machine's other tests; it is printed, not judged.)
+            #expect(report.seconds < 30, "the warm took \(report.seconds) s")
             print("dead hosts: 20 sources on a refused port, 20 on a silent one; slowest failed in "
-                + "\(String(format: "%.3f", slowest)) s; whole CLI run \(String(format: "%.2f", seconds)) s")
+                + "\(String(format: "%.3f", slowest)) s; the warm \(String(format: "%.2f", report.seconds)) s; "
+                + "whole CLI run \(String(format: "%.2f", seconds)) s")
             withExtendedLifetime(silentPort) {}
             withExtendedLifetime(closed) {}
         }

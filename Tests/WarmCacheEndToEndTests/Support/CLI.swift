@@ -87,16 +87,10 @@ enum CLI {
         /// Waits for the exit off the cooperative pool; kills the child after `timeout` seconds.
         func wait(timeout: Double = 180) async throws -> Result {
             let exited = self.exited
-            let finished: Bool = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(returning: exited.wait(timeout: .now() + timeout) == .success)
-                }
-            }
+            let finished = await Self.onOwnThread { exited.wait(timeout: .now() + timeout) == .success }
             if !finished {
                 kill()
-                _ = await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async { continuation.resume(returning: exited.wait(timeout: .now() + 10)) }
-                }
+                _ = await Self.onOwnThread { exited.wait(timeout: .now() + 10) == .success }
                 throw CLIError.timedOut(process.arguments ?? [])
             }
             let stdout = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
@@ -105,6 +99,16 @@ enum CLI {
             try? FileManager.default.removeItem(at: stderrURL)
             return Result(status: process.terminationStatus, signalled: process.terminationReason == .uncaughtSignal,
                           stdout: stdout, stderr: stderr)
+        }
+
+        /// Runs a blocking wait on a thread of its own. On Dispatch's shared pool, which Linux grows by
+        /// about a thread a second, the waits of tests running side by side held each other up: a
+        /// 10-second run was seen taking a minute to be noticed on a busy machine.
+        private static func onOwnThread(_ body: @escaping @Sendable () -> Bool) async -> Bool {
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: body()) }
+                thread.start()
+            }
         }
     }
 }
