@@ -323,6 +323,7 @@ extension SSIMULACRA2 {
         /// The first (largest) scale.
         let geometry: PlaneGeometry
         private let stride: Int
+        private let buffer: PlaneBuffer
         private let storage: UnsafeMutablePointer<Float>
         private let capacity: Int
         /// Four rows of linear R, G, B for the first scale.
@@ -361,7 +362,8 @@ extension SSIMULACRA2 {
                 stride,  // zeroRow
             ]
             capacity = sizes.reduce(0, +)
-            storage = .allocate(capacity: capacity)
+            buffer = PlaneBuffer(count: capacity)
+            storage = buffer.pointer
             storage.initialize(repeating: 0, count: capacity)
             var offsets: [Int] = []
             var offset = 0
@@ -385,8 +387,6 @@ extension SSIMULACRA2 {
             blurredRows = vectors(8)
             zeroRow = storage + offsets[9]
         }
-
-        deinit { storage.deallocate() }
 
         /// The linear RGB planes of scale `index` ≥ 1 (scales alternate between two buffers, so that
         /// each is halved into the other).

@@ -41,11 +41,11 @@ extension SSIMULACRA2 {
     /// horizontally into a ring of rows, then filter down the columns each row whose window is
     /// complete. Only the prepared planes and the next scale's linear planes are whole images.
     struct ReferencePyramid: Sendable {
-        /// The original's planes at one scale, 9 planes in one array: XYB (made positive), then the
-        /// blurred XYB planes μ1, then the variances σ1² = blur(x1²) − μ1².
+        /// The original's planes at one scale, 9 planes in one buffer: XYB (made positive), then
+        /// the blurred XYB planes μ1, then the variances σ1² = blur(x1²) − μ1².
         struct Scale: Sendable {
             let geometry: PlaneGeometry
-            let planes: [Float]
+            let planes: PlaneBuffer
         }
 
         let scales: [Scale]
@@ -56,8 +56,9 @@ extension SSIMULACRA2 {
             var scales: [Scale] = []
             for (index, geometry) in geometries.enumerated() {
                 let planeSize = geometry.planeSize
-                let planes = [Float](unsafeUninitializedCapacity: 9 * planeSize) { buffer, count in
-                    let xyb = buffer.baseAddress!, mean = xyb + 3 * planeSize, variance = mean + 3 * planeSize
+                let planes = PlaneBuffer(count: 9 * planeSize)
+                do {
+                    let xyb = planes.pointer, mean = xyb + 3 * planeSize, variance = mean + 3 * planeSize
                     let source = LinearRows(image, background: background, scale: index, geometry, workspace)
                     let next = index + 1 < geometries.count ? workspace.linear(index + 1) : nil
                     let n = RecursiveGaussian.radius
@@ -103,7 +104,6 @@ extension SSIMULACRA2 {
                         top += 4
                     }
                     while row < geometry.height { filterColumns() }
-                    count = 9 * planeSize
                 }
                 scales.append(Scale(geometry: geometry, planes: planes))
             }
@@ -123,8 +123,8 @@ extension SSIMULACRA2 {
                 let states = (0..<9).map { workspace.columnState($0, geometry) }
                 for state in states { state.reset() }
                 var sums = [ErrorMaps.Sums](repeating: ErrorMaps.Sums(), count: 3)
-                scale.planes.withUnsafeBufferPointer { buffer in
-                    let reference = UnsafeMutablePointer(mutating: buffer.baseAddress!)
+                withExtendedLifetime(scale.planes) {
+                    let reference = scale.planes.pointer
                     var row = 1 - n
                     // Filters down the columns row `row` and pools its error maps.
                     func filterColumns() {

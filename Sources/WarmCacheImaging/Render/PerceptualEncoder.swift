@@ -35,6 +35,7 @@ struct PerceptualEncoder {
         if let last = lastReference, last.pixels == identity, last.flattened == flattened {
             return (last.reference, last.scoring)
         }
+        lastReference = nil  // its memory goes back to the pool for the new one
         let scoring = try image.scoringPixels(bands: image.hasAlpha ? 4 : 3)
         let reference = SSIMULACRA2Reference(scoring)
         lastReference = (identity, flattened, reference, scoring)
