@@ -9,8 +9,8 @@ extension SSIMULACRA2 {
     ///
     /// A warm prepares a reference per size of every source, smallest first, each larger than the
     /// last, so memory freed by one is too small for the next and the allocator takes fresh pages
-    /// from the system, which the kernel must clear: in a JPEG `quality: auto` warm of photos
-    /// that was an eighth of the CPU. Pages kept here are already mapped. The pool keeps the
+    /// from the system, which the kernel must clear: half the page faults of a JPEG
+    /// `quality: auto` warm of photos, and 7 % of its CPU. Pages kept here are already mapped. The pool keeps the
     /// ``keptBuffers`` largest buffers released (one reference is alive at a time, so that bounds
     /// the memory to a few references' worth) and hands out the smallest that fits.
     final class PlaneBuffer: @unchecked Sendable {
