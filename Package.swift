@@ -45,7 +45,7 @@ let package = Package(
         ),
         // Fixed-argument wrappers around libvips' variadic C API (Swift cannot call variadics).
         .target(name: "CVipsShim", dependencies: ["CVips"],
-                linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("webp")]),
+                linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("webp"), .linkedLibrary("jpeg")]),
 
         // MARK: Runtime
         .target(name: "WarmCache", dependencies: ["CSQLite"]),

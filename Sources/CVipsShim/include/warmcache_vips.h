@@ -188,6 +188,12 @@ void wc_webp_free(WCWebPPicture *picture);
 /** Decodes WebP bytes to 8-bit RGB (bands 3) or RGBA (4); free with wc_free. NULL on failure. */
 uint8_t *wc_webp_decode8(const void *data, size_t length, int bands, int *width, int *height, size_t *size);
 
+/* MARK: JPEG decoding for scoring (libjpeg directly) */
+
+/** Decodes baseline or progressive JPEG bytes (grey or colour) to 8-bit RGB, as libvips' loader
+ * would; free with wc_free. NULL on failure (libvips' error buffer). */
+uint8_t *wc_jpeg_decode8(const void *data, size_t length, int *width, int *height, size_t *size);
+
 /* MARK: Fixture helpers (tests and benchmarks build inputs with these) */
 
 /** An image from 8-bit interleaved pixels (1–4 bands; grey for 1–2 bands, sRGB for 3–4). */
