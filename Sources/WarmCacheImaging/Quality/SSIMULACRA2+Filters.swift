@@ -125,16 +125,20 @@ extension SSIMULACRA2 {
             }
         }
 
-        /// The horizontal pass of four rows of a plane x's statistics: the blur of x into `mean`, of
-        /// x² into `square`, and, when `times` (y) is given, of x·y into `product`. Only the first
-        /// `rows` output rows are written.
+        /// The horizontal pass of four rows of a plane x's statistics: the blur of x into `mean`,
+        /// when `square` is given of x² into it, and when `times` (y) and `product` are given of x·y
+        /// into `product`. Only the first `rows` output rows are written.
         ///
         /// The four rows are transposed into zero-padded rows of vectors (lane i = row i), the
-        /// recursions run on the four rows at once, and the results are transposed back.
-        static func filterQuad(_ x: RowQuad, times y: RowQuad?, rows: Int, into mean: RowQuad, _ square: RowQuad,
+        /// recursions run on the four rows at once, and the results are transposed back. Each
+        /// statistic's recursion is independent of the others: its values are the same whichever
+        /// others are computed beside it.
+        static func filterQuad(_ x: RowQuad, times y: RowQuad?, rows: Int, into mean: RowQuad, _ square: RowQuad?,
                                _ product: RowQuad?, _ geometry: PlaneGeometry, _ workspace: Workspace) {
             let width = geometry.width, stride = geometry.stride
             let n = radius, twoN = 2 * radius
+            let withSquare = square != nil, withProduct = product != nil
+            precondition(!withProduct || (y != nil && withSquare), "a product needs y and the square")
             // Each padded row: [2N zeros][the row's values][zeros]; value j of the row is at 2N + j.
             let length = stride + 3 * radius
             let padded0 = workspace.paddedRows, padded1 = padded0 + length, padded2 = padded1 + length
@@ -142,7 +146,8 @@ extension SSIMULACRA2 {
             let inside0 = padded0 + twoN, inside1 = padded1 + twoN, inside2 = padded2 + twoN
             let c = Coefficients()
             let zero = SIMD4<Float>.zero
-            for padded in [padded0, padded1, padded2] {
+            let statistics = withProduct ? 3 : withSquare ? 2 : 1
+            for padded in [padded0, padded1, padded2].prefix(statistics) {
                 padded.update(repeating: zero, count: twoN)
                 (padded + twoN + width).update(repeating: zero, count: length - twoN - width)
             }
@@ -153,9 +158,11 @@ extension SSIMULACRA2 {
                 let a = x.r0.vector(at: j), b = x.r1.vector(at: j), d = x.r2.vector(at: j), e = x.r3.vector(at: j)
                 let (t0, t1, t2, t3) = transpose(a, b, d, e)
                 inside0[j] = t0; inside0[j &+ 1] = t1; inside0[j &+ 2] = t2; inside0[j &+ 3] = t3
-                let (s0, s1, s2, s3) = transpose(a * a, b * b, d * d, e * e)
-                inside1[j] = s0; inside1[j &+ 1] = s1; inside1[j &+ 2] = s2; inside1[j &+ 3] = s3
-                if let y {
+                if withSquare {
+                    let (s0, s1, s2, s3) = transpose(a * a, b * b, d * d, e * e)
+                    inside1[j] = s0; inside1[j &+ 1] = s1; inside1[j &+ 2] = s2; inside1[j &+ 3] = s3
+                }
+                if withProduct, let y {
                     let (p0, p1, p2, p3) = transpose(a * y.r0.vector(at: j), b * y.r1.vector(at: j),
                                                      d * y.r2.vector(at: j), e * y.r3.vector(at: j))
                     inside2[j] = p0; inside2[j &+ 1] = p1; inside2[j &+ 2] = p2; inside2[j &+ 3] = p3
@@ -170,7 +177,8 @@ extension SSIMULACRA2 {
             // is out[t − N + 1]; the first N − 1 steps only warm up. Running the statistics together
             // gives the processor independent work while each recursion waits for its last result.
             var state0 = RowState(), state1 = RowState(), state2 = RowState()
-            if y != nil {
+            switch statistics {
+            case 3:
                 for t in 0..<(n - 1) {
                     _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)
                     _ = state1.advance(padded1[t] + padded1[t &+ twoN], c)
@@ -183,7 +191,7 @@ extension SSIMULACRA2 {
                     filtered2[o] = state2.advance(padded2[t] + padded2[t &+ twoN], c)
                     t &+= 1; o &+= 1
                 }
-            } else {
+            case 2:
                 for t in 0..<(n - 1) {
                     _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)
                     _ = state1.advance(padded1[t] + padded1[t &+ twoN], c)
@@ -194,13 +202,22 @@ extension SSIMULACRA2 {
                     filtered1[o] = state1.advance(padded1[t] + padded1[t &+ twoN], c)
                     t &+= 1; o &+= 1
                 }
+            default:
+                for t in 0..<(n - 1) {
+                    _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)
+                }
+                var t = n - 1, o = 0
+                while o < width {
+                    filtered0[o] = state0.advance(padded0[t] + padded0[t &+ twoN], c)
+                    t &+= 1; o &+= 1
+                }
             }
             for index in width..<stride {
                 filtered0[index] = zero; filtered1[index] = zero; filtered2[index] = zero
             }
 
             scatter(filtered0, into: mean, rows: rows, stride)
-            scatter(filtered1, into: square, rows: rows, stride)
+            if let square { scatter(filtered1, into: square, rows: rows, stride) }
             if let product { scatter(filtered2, into: product, rows: rows, stride) }
         }
 
@@ -229,6 +246,14 @@ extension SSIMULACRA2 {
                     SIMD4(lowHalf: abLow.highHalf, highHalf: cdLow.highHalf),
                     SIMD4(lowHalf: abHigh.lowHalf, highHalf: cdHigh.lowHalf),
                     SIMD4(lowHalf: abHigh.highHalf, highHalf: cdHigh.highHalf))
+        }
+
+        /// Stores a row of blurred values μ as the mean.
+        static func storeMean(_ blurred: UnsafeMutablePointer<SIMD4<Float>>, mean: UnsafeMutablePointer<Float>,
+                              _ geometry: PlaneGeometry) {
+            for v in 0..<(geometry.stride / 4) {
+                mean.storeVector(blurred[v], at: 4 &* v)
+            }
         }
 
         /// Stores a row of blurred values μ and blurred squares as the mean and the variance
@@ -281,7 +306,7 @@ extension SSIMULACRA2 {
         ///   from blocking, ringing, banding), blurring `max(−d, 0)` (edges that were smoothed away).
         static func pool(_ row: ComparedRow, vectors: Int, into sums: inout Sums) {
             let one = SIMD4<Float>(repeating: 1), zero = SIMD4<Float>.zero, c2 = SIMD4<Float>(repeating: Self.c2)
-            var ssim = zero, ssim4 = zero, ringing = zero, ringing4 = zero, blurring = zero, blurring4 = zero
+            var ssim = zero, ssim4 = zero, edges = EdgeSums()
             for v in 0..<vectors {
                 let o = 4 &* v
                 let mu1 = row.referenceMean.vector(at: o), mu2 = row.distortedMean[v]
@@ -294,7 +319,33 @@ extension SSIMULACRA2 {
                 let error2 = error * error
                 ssim += error
                 ssim4 += error2 * error2
-                // Edges
+                edges.add(row, at: o, mu1: mu1, mu2: mu2)
+            }
+            sums.ssim += Double(ssim.sum()); sums.ssim4 += Double(ssim4.sum())
+            edges.add(to: &sums)
+        }
+
+        /// Adds a row's ringing and blurring maps to `sums`, for a channel whose SSIM map weighs
+        /// nothing (``SSIMULACRA2/MapsNeeded/edges``): the same values as ``pool(_:vectors:into:)``
+        /// gives them. The blurred squares and products of `row` are not read.
+        static func poolEdges(_ row: ComparedRow, vectors: Int, into sums: inout Sums) {
+            var edges = EdgeSums()
+            for v in 0..<vectors {
+                let o = 4 &* v
+                edges.add(row, at: o, mu1: row.referenceMean.vector(at: o), mu2: row.distortedMean[v])
+            }
+            edges.add(to: &sums)
+        }
+
+        /// The ringing and blurring sums of a row, four columns per lane.
+        struct EdgeSums {
+            var ringing = SIMD4<Float>.zero, ringing4 = SIMD4<Float>.zero
+            var blurring = SIMD4<Float>.zero, blurring4 = SIMD4<Float>.zero
+
+            /// Adds the four pixels at `o`, whose blurred values are `mu1` and `mu2`.
+            @inline(__always)
+            mutating func add(_ row: ComparedRow, at o: Int, mu1: SIMD4<Float>, mu2: SIMD4<Float>) {
+                let one = SIMD4<Float>(repeating: 1)
                 let edge1 = one + (row.referenceXYB.vector(at: o) - mu1).absoluteValue
                 let edge2 = one + (row.distortedXYB.vector(at: o) - mu2).absoluteValue
                 let ratio = edge2 / edge1 - one
@@ -305,9 +356,11 @@ extension SSIMULACRA2 {
                 blurring += lost
                 blurring4 += lost2 * lost2
             }
-            sums.ssim += Double(ssim.sum()); sums.ssim4 += Double(ssim4.sum())
-            sums.ringing += Double(ringing.sum()); sums.ringing4 += Double(ringing4.sum())
-            sums.blurring += Double(blurring.sum()); sums.blurring4 += Double(blurring4.sum())
+
+            func add(to sums: inout Sums) {
+                sums.ringing += Double(ringing.sum()); sums.ringing4 += Double(ringing4.sum())
+                sums.blurring += Double(blurring.sum()); sums.blurring4 += Double(blurring4.sum())
+            }
         }
     }
 

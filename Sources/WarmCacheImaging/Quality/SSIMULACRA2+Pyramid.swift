@@ -42,7 +42,9 @@ extension SSIMULACRA2 {
     /// complete. Only the prepared planes and the next scale's linear planes are whole images.
     struct ReferencePyramid: Sendable {
         /// The original's planes at one scale, 9 planes in one buffer: XYB (made positive), then
-        /// the blurred XYB planes μ1, then the variances σ1² = blur(x1²) − μ1².
+        /// the blurred XYB planes μ1, then the variances σ1² = blur(x1²) − μ1². Only what the
+        /// score reads is computed (``MapsNeeded``): a channel that needs no map has only its XYB
+        /// plane, one without the SSIM map has no variances.
         struct Scale: Sendable {
             let geometry: PlaneGeometry
             let planes: PlaneBuffer
@@ -61,6 +63,9 @@ extension SSIMULACRA2 {
                     let xyb = planes.pointer, mean = xyb + 3 * planeSize, variance = mean + 3 * planeSize
                     let source = LinearRows(image, background: background, scale: index, geometry, workspace)
                     let next = index + 1 < geometries.count ? workspace.linear(index + 1) : nil
+                    let needs = (0..<3).map {
+                        MapsNeeded.of(channel: $0, scale: index, scaleCount: geometries.count)
+                    }
                     let n = RecursiveGaussian.radius
                     let states = (0..<6).map { workspace.columnState($0, geometry) }
                     for state in states { state.reset() }
@@ -69,15 +74,19 @@ extension SSIMULACRA2 {
                     // row + N − 1 of the horizontal pass) are ready.
                     func filterColumns() {
                         let blurredMean = workspace.blurredRow(0), blurredSquare = workspace.blurredRow(1)
-                        for channel in 0..<3 {
+                        for channel in 0..<3 where needs[channel] != .none {
                             let (meanTop, meanBottom) = workspace.ringRows(2 * channel, around: row, geometry)
+                            states[2 * channel].advanceRow(meanTop, meanBottom, parity: row & 1, into: blurredMean)
+                            let offset = channel * planeSize + row * geometry.stride
+                            guard needs[channel] == .all else {
+                                if row >= 0 { RecursiveGaussian.storeMean(blurredMean, mean: mean + offset, geometry) }
+                                continue
+                            }
                             let (squareTop, squareBottom) = workspace.ringRows(2 * channel + 1, around: row,
                                                                                geometry)
-                            states[2 * channel].advanceRow(meanTop, meanBottom, parity: row & 1, into: blurredMean)
                             states[2 * channel + 1].advanceRow(squareTop, squareBottom, parity: row & 1,
                                                                into: blurredSquare)
                             if row >= 0 {
-                                let offset = channel * planeSize + row * geometry.stride
                                 RecursiveGaussian.storeMeanAndVariance(blurredMean, blurredSquare,
                                                                        mean: mean + offset, variance: variance + offset,
                                                                        geometry)
@@ -93,12 +102,13 @@ extension SSIMULACRA2 {
                             XYB.convert(r, g, b, into: xyb + y * geometry.stride, planeSize: planeSize, geometry)
                         }
                         if let next { source.halve(rows: top..<(top + rows), into: next) }
-                        for channel in 0..<3 {
+                        for channel in 0..<3 where needs[channel] != .none {
                             let x = RowQuad(xyb + channel * planeSize, top: top, geometry)
+                            let square = needs[channel] == .all
+                                ? workspace.ringQuad(2 * channel + 1, top: top, geometry) : nil
                             RecursiveGaussian.filterQuad(x, times: nil, rows: rows,
                                                          into: workspace.ringQuad(2 * channel, top: top, geometry),
-                                                         workspace.ringQuad(2 * channel + 1, top: top, geometry), nil,
-                                                         geometry, workspace)
+                                                         square, nil, geometry, workspace)
                         }
                         while row < top && row < geometry.height { filterColumns() }
                         top += 4
@@ -119,6 +129,7 @@ extension SSIMULACRA2 {
                 let geometry = scale.geometry, planeSize = geometry.planeSize, stride = geometry.stride
                 let source = LinearRows(image, background: background, scale: index, geometry, workspace)
                 let next = index + 1 < scales.count ? workspace.linear(index + 1) : nil
+                let needs = (0..<3).map { MapsNeeded.of(channel: $0, scale: index, scaleCount: scales.count) }
                 let n = RecursiveGaussian.radius
                 let states = (0..<9).map { workspace.columnState($0, geometry) }
                 for state in states { state.reset() }
@@ -130,18 +141,21 @@ extension SSIMULACRA2 {
                     func filterColumns() {
                         let blurredMean = workspace.blurredRow(0), blurredSquare = workspace.blurredRow(1)
                         let blurredProduct = workspace.blurredRow(2)
-                        for channel in 0..<3 {
+                        for channel in 0..<3 where needs[channel] != .none {
+                            let all = needs[channel] == .all
                             let (meanTop, meanBottom) = workspace.ringRows(3 * channel, around: row, geometry)
-                            let (squareTop, squareBottom) = workspace.ringRows(3 * channel + 1, around: row,
-                                                                               geometry)
-                            let (productTop, productBottom) = workspace.ringRows(3 * channel + 2, around: row,
-                                                                                 geometry)
                             let parity = row & 1
                             states[3 * channel].advanceRow(meanTop, meanBottom, parity: parity, into: blurredMean)
-                            states[3 * channel + 1].advanceRow(squareTop, squareBottom, parity: parity,
-                                                               into: blurredSquare)
-                            states[3 * channel + 2].advanceRow(productTop, productBottom, parity: parity,
-                                                               into: blurredProduct)
+                            if all {
+                                let (squareTop, squareBottom) = workspace.ringRows(3 * channel + 1, around: row,
+                                                                                   geometry)
+                                let (productTop, productBottom) = workspace.ringRows(3 * channel + 2, around: row,
+                                                                                     geometry)
+                                states[3 * channel + 1].advanceRow(squareTop, squareBottom, parity: parity,
+                                                                   into: blurredSquare)
+                                states[3 * channel + 2].advanceRow(productTop, productBottom, parity: parity,
+                                                                   into: blurredProduct)
+                            }
                             if row >= 0 {
                                 let offset = channel * planeSize + row * stride
                                 let compared = ComparedRow(referenceXYB: reference + offset,
@@ -150,7 +164,11 @@ extension SSIMULACRA2 {
                                                            distortedXYB: workspace.xybRow(channel, row, geometry),
                                                            distortedMean: blurredMean, distortedSquare: blurredSquare,
                                                            product: blurredProduct)
-                                ErrorMaps.pool(compared, vectors: stride / 4, into: &sums[channel])
+                                if all {
+                                    ErrorMaps.pool(compared, vectors: stride / 4, into: &sums[channel])
+                                } else {
+                                    ErrorMaps.poolEdges(compared, vectors: stride / 4, into: &sums[channel])
+                                }
                             }
                         }
                         row += 1
@@ -164,14 +182,19 @@ extension SSIMULACRA2 {
                                         planeSize: workspace.xybRingPlane, geometry)
                         }
                         if let next { source.halve(rows: top..<(top + rows), into: next) }
-                        for channel in 0..<3 {
+                        for channel in 0..<3 where needs[channel] != .none {
                             let x = workspace.xybQuad(channel, top: top, geometry)
-                            let y = RowQuad(reference + channel * planeSize, top: top, geometry)
-                            RecursiveGaussian.filterQuad(x, times: y, rows: rows,
-                                                         into: workspace.ringQuad(3 * channel, top: top, geometry),
-                                                         workspace.ringQuad(3 * channel + 1, top: top, geometry),
-                                                         workspace.ringQuad(3 * channel + 2, top: top, geometry),
-                                                         geometry, workspace)
+                            let mean = workspace.ringQuad(3 * channel, top: top, geometry)
+                            if needs[channel] == .all {
+                                let y = RowQuad(reference + channel * planeSize, top: top, geometry)
+                                RecursiveGaussian.filterQuad(x, times: y, rows: rows, into: mean,
+                                                             workspace.ringQuad(3 * channel + 1, top: top, geometry),
+                                                             workspace.ringQuad(3 * channel + 2, top: top, geometry),
+                                                             geometry, workspace)
+                            } else {
+                                RecursiveGaussian.filterQuad(x, times: nil, rows: rows, into: mean, nil, nil,
+                                                             geometry, workspace)
+                            }
                         }
                         while row < top && row < geometry.height { filterColumns() }
                         top += 4

@@ -104,6 +104,30 @@ package enum SSIMULACRA2 {
         return sum > 0 ? 100 - 10 * pow(sum, 0.6276336467831387) : 100
     }
 
+    /// Which of a channel's error maps at one scale count towards the score.
+    ///
+    /// The reference's weights are zero for many norms: at the first scale, by far the most
+    /// expensive, X and B count only through their ringing map, and at the sixth Y counts not at
+    /// all. A map whose norms all weigh zero adds exactly zero to the score, so it need not be
+    /// computed: without the SSIM map, a channel needs only its blurred values (not the blurred
+    /// squares and products), and without any map nothing at all. Scores are bit for bit the same.
+    enum MapsNeeded: Sendable {
+        case none
+        /// The ringing and blurring maps, which need the blurred values only.
+        case edges
+        /// The SSIM map as well, which needs the blurred squares and products too.
+        case all
+
+        /// What `channel` needs at scale `scale` of `scaleCount` computed scales. The weights'
+        /// index advances only over computed scales (``score(of:)``), so this depends on the count.
+        static func of(channel: Int, scale: Int, scaleCount: Int) -> MapsNeeded {
+            let first = (channel * scaleCount + scale) * 6  // per norm (1, 4): SSIM, ringing, blurring
+            if weights[first] != 0 || weights[first + 3] != 0 { return .all }
+            if [1, 2, 4, 5].contains(where: { weights[first + $0] != 0 }) { return .edges }
+            return .none
+        }
+    }
+
     /// The pooled error norms of one scale: per channel, the 1-norm and 4-norm of the SSIM error map,
     /// and of the ringing and blurring maps.
     struct ScaleNorms: Sendable {
