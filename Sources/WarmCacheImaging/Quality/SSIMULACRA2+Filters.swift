@@ -125,59 +125,65 @@ extension SSIMULACRA2 {
             }
         }
 
-        /// The horizontal pass of four rows of a plane x's statistics: the blur of x into `mean`,
-        /// when `square` is given of x² into it, and when `times` (y) and `product` are given of x·y
-        /// into `product`. Only the first `rows` output rows are written.
+        /// One statistic of four rows for the horizontal pass: the rows of a plane x, what of them
+        /// is blurred, and the four rows the result goes into.
+        struct Statistic {
+            enum Signal {
+                /// x itself.
+                case values
+                /// x².
+                case squares
+                /// x·y, for the rows of another plane y.
+                case products(RowQuad)
+            }
+
+            let x: RowQuad
+            let signal: Signal
+            let output: RowQuad
+        }
+
+        /// The horizontal pass of four rows of several statistics, three at a time. Only the first
+        /// `rows` output rows are written.
+        ///
+        /// Each statistic's recursion is independent of the others, so its values are the same
+        /// whichever others run beside it; running up to three together gives the processor
+        /// independent work while each recursion waits for its last result.
+        static func filter(_ statistics: [Statistic], rows: Int, _ geometry: PlaneGeometry, _ workspace: Workspace) {
+            var index = 0
+            while index < statistics.count {
+                filterQuad(statistics[index], index + 1 < statistics.count ? statistics[index + 1] : nil,
+                           index + 2 < statistics.count ? statistics[index + 2] : nil, rows: rows, geometry,
+                           workspace)
+                index += 3
+            }
+        }
+
+        /// The horizontal pass of up to three statistics of four rows.
         ///
         /// The four rows are transposed into zero-padded rows of vectors (lane i = row i), the
-        /// recursions run on the four rows at once, and the results are transposed back. Each
-        /// statistic's recursion is independent of the others: its values are the same whichever
-        /// others are computed beside it.
-        static func filterQuad(_ x: RowQuad, times y: RowQuad?, rows: Int, into mean: RowQuad, _ square: RowQuad?,
-                               _ product: RowQuad?, _ geometry: PlaneGeometry, _ workspace: Workspace) {
+        /// recursions run on the four rows at once, and the results are transposed back.
+        static func filterQuad(_ first: Statistic, _ second: Statistic?, _ third: Statistic?, rows: Int,
+                               _ geometry: PlaneGeometry, _ workspace: Workspace) {
             let width = geometry.width, stride = geometry.stride
             let n = radius, twoN = 2 * radius
-            let withSquare = square != nil, withProduct = product != nil
-            precondition(!withProduct || (y != nil && withSquare), "a product needs y and the square")
             // Each padded row: [2N zeros][the row's values][zeros]; value j of the row is at 2N + j.
             let length = stride + 3 * radius
             let padded0 = workspace.paddedRows, padded1 = padded0 + length, padded2 = padded1 + length
             let filtered0 = workspace.filteredRows, filtered1 = filtered0 + stride, filtered2 = filtered1 + stride
-            let inside0 = padded0 + twoN, inside1 = padded1 + twoN, inside2 = padded2 + twoN
             let c = Coefficients()
             let zero = SIMD4<Float>.zero
-            let statistics = withProduct ? 3 : withSquare ? 2 : 1
-            for padded in [padded0, padded1, padded2].prefix(statistics) {
+            let count = third != nil ? 3 : second != nil ? 2 : 1
+            for (padded, statistic) in zip([padded0, padded1, padded2], [first, second, third]) {
+                guard let statistic else { break }
                 padded.update(repeating: zero, count: twoN)
+                gather(statistic, into: padded + twoN, width)
                 (padded + twoN + width).update(repeating: zero, count: length - twoN - width)
             }
 
-            // Gather four columns at a time; the padding columns, read as zeros, are cleared below.
-            var j = 0
-            while j < width {
-                let a = x.r0.vector(at: j), b = x.r1.vector(at: j), d = x.r2.vector(at: j), e = x.r3.vector(at: j)
-                let (t0, t1, t2, t3) = transpose(a, b, d, e)
-                inside0[j] = t0; inside0[j &+ 1] = t1; inside0[j &+ 2] = t2; inside0[j &+ 3] = t3
-                if withSquare {
-                    let (s0, s1, s2, s3) = transpose(a * a, b * b, d * d, e * e)
-                    inside1[j] = s0; inside1[j &+ 1] = s1; inside1[j &+ 2] = s2; inside1[j &+ 3] = s3
-                }
-                if withProduct, let y {
-                    let (p0, p1, p2, p3) = transpose(a * y.r0.vector(at: j), b * y.r1.vector(at: j),
-                                                     d * y.r2.vector(at: j), e * y.r3.vector(at: j))
-                    inside2[j] = p0; inside2[j &+ 1] = p1; inside2[j &+ 2] = p2; inside2[j &+ 3] = p3
-                }
-                j &+= 4
-            }
-            for index in width..<stride {
-                inside0[index] = zero; inside1[index] = zero; inside2[index] = zero
-            }
-
             // At step t the inputs are x[t − 2N] and x[t], padded[t] and padded[t + 2N], and the output
-            // is out[t − N + 1]; the first N − 1 steps only warm up. Running the statistics together
-            // gives the processor independent work while each recursion waits for its last result.
+            // is out[t − N + 1]; the first N − 1 steps only warm up.
             var state0 = RowState(), state1 = RowState(), state2 = RowState()
-            switch statistics {
+            switch count {
             case 3:
                 for t in 0..<(n - 1) {
                     _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)
@@ -216,9 +222,31 @@ extension SSIMULACRA2 {
                 filtered0[index] = zero; filtered1[index] = zero; filtered2[index] = zero
             }
 
-            scatter(filtered0, into: mean, rows: rows, stride)
-            if let square { scatter(filtered1, into: square, rows: rows, stride) }
-            if let product { scatter(filtered2, into: product, rows: rows, stride) }
+            scatter(filtered0, into: first.output, rows: rows, stride)
+            if let second { scatter(filtered1, into: second.output, rows: rows, stride) }
+            if let third { scatter(filtered2, into: third.output, rows: rows, stride) }
+        }
+
+        /// Transposes a statistic's four rows into a row of vectors (lane i = row i), `width` values
+        /// followed by zeros up to the next multiple of four.
+        @inline(__always)
+        static func gather(_ statistic: Statistic, into inside: UnsafeMutablePointer<SIMD4<Float>>, _ width: Int) {
+            let x = statistic.x
+            var j = 0
+            // Four columns at a time; the padding columns, read as zeros, are cleared below.
+            while j < width {
+                let a = x.r0.vector(at: j), b = x.r1.vector(at: j), d = x.r2.vector(at: j), e = x.r3.vector(at: j)
+                let (t0, t1, t2, t3) = switch statistic.signal {
+                case .values: transpose(a, b, d, e)
+                case .squares: transpose(a * a, b * b, d * d, e * e)
+                case let .products(y):
+                    transpose(a * y.r0.vector(at: j), b * y.r1.vector(at: j), d * y.r2.vector(at: j),
+                              e * y.r3.vector(at: j))
+                }
+                inside[j] = t0; inside[j &+ 1] = t1; inside[j &+ 2] = t2; inside[j &+ 3] = t3
+                j &+= 4
+            }
+            for index in width..<((width + 3) & ~3) { inside[index] = .zero }
         }
 
         /// Transposes a row of vectors (lane i = row i) back into the first `rows` of four rows.

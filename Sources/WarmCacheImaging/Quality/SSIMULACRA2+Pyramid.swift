@@ -102,14 +102,17 @@ extension SSIMULACRA2 {
                             XYB.convert(r, g, b, into: xyb + y * geometry.stride, planeSize: planeSize, geometry)
                         }
                         if let next { source.halve(rows: top..<(top + rows), into: next) }
+                        var statistics: [RecursiveGaussian.Statistic] = []
                         for channel in 0..<3 where needs[channel] != .none {
                             let x = RowQuad(xyb + channel * planeSize, top: top, geometry)
-                            let square = needs[channel] == .all
-                                ? workspace.ringQuad(2 * channel + 1, top: top, geometry) : nil
-                            RecursiveGaussian.filterQuad(x, times: nil, rows: rows,
-                                                         into: workspace.ringQuad(2 * channel, top: top, geometry),
-                                                         square, nil, geometry, workspace)
+                            statistics.append(.init(x: x, signal: .values,
+                                                    output: workspace.ringQuad(2 * channel, top: top, geometry)))
+                            if needs[channel] == .all {
+                                statistics.append(.init(x: x, signal: .squares,
+                                                        output: workspace.ringQuad(2 * channel + 1, top: top, geometry)))
+                            }
                         }
+                        RecursiveGaussian.filter(statistics, rows: rows, geometry, workspace)
                         while row < top && row < geometry.height { filterColumns() }
                         top += 4
                     }
@@ -182,20 +185,20 @@ extension SSIMULACRA2 {
                                         planeSize: workspace.xybRingPlane, geometry)
                         }
                         if let next { source.halve(rows: top..<(top + rows), into: next) }
+                        var statistics: [RecursiveGaussian.Statistic] = []
                         for channel in 0..<3 where needs[channel] != .none {
                             let x = workspace.xybQuad(channel, top: top, geometry)
-                            let mean = workspace.ringQuad(3 * channel, top: top, geometry)
+                            statistics.append(.init(x: x, signal: .values,
+                                                    output: workspace.ringQuad(3 * channel, top: top, geometry)))
                             if needs[channel] == .all {
                                 let y = RowQuad(reference + channel * planeSize, top: top, geometry)
-                                RecursiveGaussian.filterQuad(x, times: y, rows: rows, into: mean,
-                                                             workspace.ringQuad(3 * channel + 1, top: top, geometry),
-                                                             workspace.ringQuad(3 * channel + 2, top: top, geometry),
-                                                             geometry, workspace)
-                            } else {
-                                RecursiveGaussian.filterQuad(x, times: nil, rows: rows, into: mean, nil, nil,
-                                                             geometry, workspace)
+                                statistics.append(.init(x: x, signal: .squares,
+                                                        output: workspace.ringQuad(3 * channel + 1, top: top, geometry)))
+                                statistics.append(.init(x: x, signal: .products(y),
+                                                        output: workspace.ringQuad(3 * channel + 2, top: top, geometry)))
                             }
                         }
+                        RecursiveGaussian.filter(statistics, rows: rows, geometry, workspace)
                         while row < top && row < geometry.height { filterColumns() }
                         top += 4
                     }
