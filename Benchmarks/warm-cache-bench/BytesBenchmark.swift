@@ -101,6 +101,32 @@ struct BytesBenchmark: AsyncParsableCommand {
                   + "\(String(format: "%.1f", tally.percentile(0.1))) | \(String(format: "%.1f", tally.scores.min() ?? 0)) | "
                   + "\(String(format: "%.2f", tally.cpu)) | \(formats) |")
         }
+        try scorerSpeed(photo: photos[0].path, engine: engine)
+    }
+
+    /// Times SSIMULACRA2 itself on 640×480 pixels of the first photo (a JPEG q80 against its PNG),
+    /// one thread: from scratch, and against a prepared reference as a search scores its trials.
+    func scorerSpeed(photo: String, engine: ImagingEngine) throws {
+        let source = try engine.open(try Data(contentsOf: URL(fileURLWithPath: photo)), name: photo)
+        let size = { (format: ImageFormat) in VariantSpec(width: 640, height: 480, fit: .cover(.centre), format: format) }
+        let rendered = try source.render([size(.png), size(.jpeg)])
+        let original = try PerceptualScoring.pixels(encoded: rendered[0].data)
+        let distorted = try PerceptualScoring.pixels(encoded: rendered[1].data)
+        func median(_ body: () -> Void) -> Double {
+            body()  // warm-up
+            let times = (0..<15).map { _ in
+                let started = ProcessCPUClock.now()
+                body()
+                return ProcessCPUClock.now() - started
+            }.sorted()
+            return times[times.count / 2] * 1000
+        }
+        let scratch = median { _ = SSIMULACRA2.score(reference: original, distorted: distorted) }
+        let reference = SSIMULACRA2Reference(original)
+        let prepared = median { _ = reference.score(distorted) }
+        print(String(format: "SSIMULACRA2, %dx%d, one thread (median of 15): %.1f ms from scratch, %.1f ms "
+                     + "against a prepared reference (%.0f ns a pixel)", original.width, original.height, scratch,
+                     prepared, prepared * 1e6 / Double(original.width * original.height)))
     }
 
     /// One way of encoding every width: its requests (one per format it ships).

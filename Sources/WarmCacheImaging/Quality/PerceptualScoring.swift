@@ -21,6 +21,12 @@ package enum PerceptualScoring {
         return PreparedReference(reference: SSIMULACRA2Reference(image), bands: image.channels)
     }
 
+    /// The 8-bit RGB pixels of an encoded image (any format libvips reads), as the scorer reads them.
+    package static func pixels(encoded data: Data) throws -> SSIMULACRA2Image {
+        try ImagingRuntime.started()
+        return try DecodedPixels(data, bands: 3).image
+    }
+
     /// The score of `data` (any format libvips reads) against `reference`.
     package static func score(_ data: Data, against reference: PreparedReference) throws -> Double {
         reference.reference.score(try DecodedPixels(data, bands: reference.bands).image)
