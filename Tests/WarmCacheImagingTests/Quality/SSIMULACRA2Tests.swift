@@ -187,6 +187,33 @@ import WarmCache
         #expect(reference.score(distorted) == first)
     }
 
+    // MARK: - Skipped maps
+
+    /// Only maps the weights count are computed: at six scales, X and B need only their edge maps
+    /// at the first scale and Y nothing at the sixth; a skipped norm always has a zero weight.
+    @Test func mapsWithoutWeightAreSkipped() {
+        typealias Needed = SSIMULACRA2.MapsNeeded
+        #expect(Needed.of(channel: 0, scale: 0, scaleCount: 6) == .edges)
+        #expect(Needed.of(channel: 1, scale: 0, scaleCount: 6) == .all)
+        #expect(Needed.of(channel: 2, scale: 0, scaleCount: 6) == .edges)
+        #expect(Needed.of(channel: 1, scale: 5, scaleCount: 6) == .none)
+        for scaleCount in 1...SSIMULACRA2.scaleCount {
+            for channel in 0..<3 {
+                for scale in 0..<scaleCount {
+                    let first = (channel * scaleCount + scale) * 6
+                    let weights = SSIMULACRA2.weights[first..<first + 6]
+                    let skipped: [Int] = switch Needed.of(channel: channel, scale: scale, scaleCount: scaleCount) {
+                    case .none: Array(0..<6)
+                    case .edges: [0, 3]
+                    case .all: []
+                    }
+                    #expect(skipped.allSatisfy { weights[first + $0] == 0 },
+                            "channel \(channel), scale \(scale) of \(scaleCount)")
+                }
+            }
+        }
+    }
+
     // MARK: - Helpers
 
     /// A deterministic photo-like pattern: gradients, an edge and fine texture (and, with four
