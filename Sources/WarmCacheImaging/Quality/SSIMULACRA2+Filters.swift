@@ -173,12 +173,14 @@ extension SSIMULACRA2 {
             let c = Coefficients()
             let zero = SIMD4<Float>.zero
             let count = third != nil ? 3 : second != nil ? 2 : 1
-            for (padded, statistic) in zip([padded0, padded1, padded2], [first, second, third]) {
-                guard let statistic else { break }
+            func pad(_ statistic: Statistic, into padded: UnsafeMutablePointer<SIMD4<Float>>) {
                 padded.update(repeating: zero, count: twoN)
                 gather(statistic, into: padded + twoN, width)
                 (padded + twoN + width).update(repeating: zero, count: length - twoN - width)
             }
+            pad(first, into: padded0)
+            if let second { pad(second, into: padded1) }
+            if let third { pad(third, into: padded2) }
 
             // At step t the inputs are x[t − 2N] and x[t], padded[t] and padded[t + 2N], and the output
             // is out[t − N + 1]; the first N − 1 steps only warm up.
