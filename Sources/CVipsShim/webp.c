@@ -20,8 +20,34 @@ struct WCWebPPicture {
     WebPPicture picture;
 };
 
+/* The sharp conversion by wc_sharp_yuv_wide, as WebPPictureSharpARGBToYUVA would leave the
+ * picture: YUV 4:2:0 planes, plus the alpha plane when some pixel is not opaque. */
+static int
+prepare_sharp_wide(WebPPicture *picture, const uint8_t *pixels, int bands)
+{
+    const int width = picture->width, height = picture->height;
+    int has_alpha = 0;
+    if (bands == 4) {
+        for (size_t i = 3; i < (size_t) width * height * 4 && !has_alpha; i += 4)
+            has_alpha = pixels[i] != 255;
+    }
+    picture->use_argb = 0;
+    picture->colorspace = has_alpha ? WEBP_YUV420A : WEBP_YUV420;
+    if (!WebPPictureAlloc(picture))
+        return 0;
+    if (!wc_sharp_yuv_wide(pixels, bands, width * bands, width, height, picture->y, picture->y_stride, picture->u,
+                           picture->v, picture->uv_stride))
+        return 0;
+    if (has_alpha) {
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++)
+                picture->a[(size_t) y * picture->a_stride + x] = pixels[((size_t) y * width + x) * 4 + 3];
+    }
+    return 1;
+}
+
 WCWebPPicture *
-wc_webp_prepare(const uint8_t *pixels, int width, int height, int bands, int sharp_yuv)
+wc_webp_prepare(const uint8_t *pixels, int width, int height, int bands, int sharp_yuv, int wide)
 {
     WCWebPPicture *prepared = calloc(1, sizeof(WCWebPPicture));
     if (!prepared || !WebPPictureInit(&prepared->picture)) {
@@ -32,6 +58,16 @@ wc_webp_prepare(const uint8_t *pixels, int width, int height, int bands, int sha
     WebPPicture *picture = &prepared->picture;
     picture->width = width;
     picture->height = height;
+    // libwebp converts pictures under 4 px a side the plain way, even when asked for sharp.
+    if (sharp_yuv && wide && width >= 4 && height >= 4 && wc_cpu_wide()) {
+        if (!prepare_sharp_wide(picture, pixels, bands)) {
+            WebPPictureFree(picture);
+            free(prepared);
+            vips_error("webp", "cannot convert %dx%d pixels to YUV", width, height);
+            return NULL;
+        }
+        return prepared;
+    }
     // As webpsave: sharp conversion starts from ARGB; the plain one imports straight to YUV.
     picture->use_argb = sharp_yuv ? 1 : 0;
     int imported = bands == 4 ? WebPPictureImportRGBA(picture, pixels, width * 4)

@@ -179,8 +179,13 @@ int wc_save_gif(WCImage *in, const WCSaveOptions *options, void **data, size_t *
 /** An image converted to WebP's YUV once, to be encoded at many qualities. */
 typedef struct WCWebPPicture WCWebPPicture;
 /** Prepares 8-bit RGB (3 bands) or RGBA (4) pixels, rows without padding; sharp_yuv = 1 converts
- * with sharp RGB-to-YUV (webpsave's smart_subsample). NULL on failure (libvips' error buffer). */
-WCWebPPicture *wc_webp_prepare(const uint8_t *pixels, int width, int height, int bands, int sharp_yuv);
+ * with sharp RGB-to-YUV (webpsave's smart_subsample), with wide = 1 by wc_sharp_yuv_wide where the
+ * processor runs it (the same planes). NULL on failure (libvips' error buffer). */
+WCWebPPicture *wc_webp_prepare(const uint8_t *pixels, int width, int height, int bands, int sharp_yuv, int wide);
+/** libwebp's sharp RGB-to-YUV 4:2:0 conversion (WebP matrix) of 8-bit RGB(A) pixels, eight lanes
+ * wide: the same planes as WebPPictureSharpARGBToYUVA. Only where wc_cpu_wide(); 0 when out of memory. */
+int wc_sharp_yuv_wide(const uint8_t *rgb, int bands, int stride, int width, int height, uint8_t *y, int y_stride,
+                      uint8_t *u, uint8_t *v, int uv_stride);
 /** Encodes the prepared picture lossily as webpsave would with these options and `strip`;
  * free `data` with wc_free. 0 on success. */
 int wc_webp_encode(const WCWebPPicture *picture, int quality, int effort, void **data, size_t *length);
@@ -193,6 +198,24 @@ uint8_t *wc_webp_decode8(const void *data, size_t length, int bands, int *width,
 /** Decodes baseline or progressive JPEG bytes (grey or colour) to 8-bit RGB, as libvips' loader
  * would; free with wc_free. NULL on failure (libvips' error buffer). */
 uint8_t *wc_jpeg_decode8(const void *data, size_t length, int *width, int *height, size_t *size);
+
+/* MARK: SSIMULACRA 2 kernels (eight lanes; the same results as the Swift code's four) */
+
+/** Whether this processor runs the eight-lane kernels (x86-64 with AVX2): these below, and the
+ * sharp RGB-to-YUV conversion of wc_webp_prepare. */
+int wc_cpu_wide(void);
+/** One row of linear R, G, B (`stride` floats each) to X, Y, B made positive, the output planes
+ * `plane_size` floats apart; m: the opsin matrix by rows, the bias and minus its cube root. */
+void wc_xyb_convert8(const float *red, const float *green, const float *blue, float *out_x, long plane_size,
+                     long stride, const float *m);
+/** One row of the vertical recursive Gaussian over `vectors` groups of four columns. */
+void wc_gaussian_columns8(float *state, long vectors, const float *top, const float *bottom, int parity,
+                          float *output, const float *coefficients);
+/** Adds one row's error maps to `sums` (six sums of four lanes: SSIM and its fourth power when
+ * `ssim` is set, then ringing, blurring and their fourth powers). */
+void wc_pool8(const float *reference_xyb, const float *reference_mean, const float *reference_variance,
+              const float *distorted_xyb, const float *distorted_mean, const float *distorted_square,
+              const float *product, long vectors, int ssim, float *sums);
 
 /* MARK: Fixture helpers (tests and benchmarks build inputs with these) */
 

@@ -1,6 +1,7 @@
 // The filtering side of SSIMULACRA 2: libjxl's recursive Gaussian and the pooled error maps (see
 // SSIMULACRA2.swift for the reference and its licence).
 
+import CVipsShim
 import Foundation
 
 extension SSIMULACRA2 {
@@ -110,7 +111,14 @@ extension SSIMULACRA2 {
             /// Advances the recursions of every vector by one row, whose inputs are the rows `top` and
             /// `bottom` (x[n−N−1] and x[n+N−1]); `parity` alternates between 0 and 1 from row to row.
             func advanceRow(_ top: UnsafePointer<Float>, _ bottom: UnsafePointer<Float>, parity: Int,
-                            into output: UnsafeMutablePointer<SIMD4<Float>>) {
+                            into output: UnsafeMutablePointer<SIMD4<Float>>, wide: Bool = Wide.available) {
+                if wide {
+                    wc_gaussian_columns8(UnsafeMutableRawPointer(base).assumingMemoryBound(to: Float.self), vectors,
+                                         top, bottom, Int32(parity),
+                                         UnsafeMutableRawPointer(output).assumingMemoryBound(to: Float.self),
+                                         Wide.gaussianCoefficients)
+                    return
+                }
                 let c = Coefficients()
                 let previous = base + parity * vectors, older = base + (parity ^ 1) * vectors
                 let k3 = 2 * vectors, k5 = 4 * vectors
@@ -334,7 +342,8 @@ extension SSIMULACRA2 {
         ///   uniform, as XYB's are.
         /// - `d = (1 + |x2 − μ2|) / (1 + |x1 − μ1|) − 1`: ringing is `max(d, 0)` (edges that are new,
         ///   from blocking, ringing, banding), blurring `max(−d, 0)` (edges that were smoothed away).
-        static func pool(_ row: ComparedRow, vectors: Int, into sums: inout Sums) {
+        static func pool(_ row: ComparedRow, vectors: Int, into sums: inout Sums, wide: Bool = Wide.available) {
+            if wide { return poolWide(row, vectors: vectors, ssim: true, into: &sums) }
             let one = SIMD4<Float>(repeating: 1), zero = SIMD4<Float>.zero, c2 = SIMD4<Float>(repeating: Self.c2)
             var ssim = zero, ssim4 = zero, edges = EdgeSums()
             for v in 0..<vectors {
@@ -358,13 +367,34 @@ extension SSIMULACRA2 {
         /// Adds a row's ringing and blurring maps to `sums`, for a channel whose SSIM map weighs
         /// nothing (``SSIMULACRA2/MapsNeeded/edges``): the same values as ``pool(_:vectors:into:)``
         /// gives them. The blurred squares and products of `row` are not read.
-        static func poolEdges(_ row: ComparedRow, vectors: Int, into sums: inout Sums) {
+        static func poolEdges(_ row: ComparedRow, vectors: Int, into sums: inout Sums, wide: Bool = Wide.available) {
+            if wide { return poolWide(row, vectors: vectors, ssim: false, into: &sums) }
             var edges = EdgeSums()
             for v in 0..<vectors {
                 let o = 4 &* v
                 edges.add(row, at: o, mu1: row.referenceMean.vector(at: o), mu2: row.distortedMean[v])
             }
             edges.add(to: &sums)
+        }
+
+        /// ``pool(_:vectors:into:)`` (or, without `ssim`, ``poolEdges(_:vectors:into:)``) by the
+        /// eight-lane kernel, whose four-lane sums are the same floats.
+        private static func poolWide(_ row: ComparedRow, vectors: Int, ssim: Bool, into sums: inout Sums) {
+            withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: 6) { lanes in
+                let lanes = lanes.baseAddress!
+                lanes.initialize(repeating: .zero, count: 6)
+                func floats(_ pointer: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutablePointer<Float> {
+                    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: Float.self)
+                }
+                wc_pool8(row.referenceXYB, row.referenceMean, row.referenceVariance, row.distortedXYB,
+                         floats(row.distortedMean), floats(row.distortedSquare), floats(row.product), vectors,
+                         ssim ? 1 : 0, floats(lanes))
+                if ssim {
+                    sums.ssim += Double(lanes[0].sum()); sums.ssim4 += Double(lanes[1].sum())
+                }
+                sums.ringing += Double(lanes[2].sum()); sums.ringing4 += Double(lanes[3].sum())
+                sums.blurring += Double(lanes[4].sum()); sums.blurring4 += Double(lanes[5].sum())
+            }
         }
 
         /// The ringing and blurring sums of a row, four columns per lane.

@@ -2,6 +2,7 @@
 // pyramid, linear RGB to XYB, and the prepared original (see SSIMULACRA2.swift for the reference
 // and its licence).
 
+import CVipsShim
 import Foundation
 
 extension SSIMULACRA2 {
@@ -376,7 +377,14 @@ extension SSIMULACRA2 {
         /// `planeSize` apart. Padding columns come out zero.
         static func convert(_ red: UnsafeMutablePointer<Float>, _ green: UnsafeMutablePointer<Float>,
                             _ blue: UnsafeMutablePointer<Float>, into outX: UnsafeMutablePointer<Float>, planeSize: Int,
-                            _ geometry: PlaneGeometry) {
+                            _ geometry: PlaneGeometry, wide: Bool = Wide.available) {
+            if wide {
+                wc_xyb_convert8(red, green, blue, outX, planeSize, geometry.stride, Wide.xybConstants)
+                for x in geometry.width..<geometry.stride {
+                    outX[x] = 0; outX[planeSize + x] = 0; outX[2 * planeSize + x] = 0
+                }
+                return
+            }
             let outY = outX + planeSize, outB = outY + planeSize
             let m00 = Self.m00, m01 = Self.m01, m02 = Self.m02, m10 = Self.m10, m11 = Self.m11, m12 = Self.m12
             let m20 = Self.m20, m21 = Self.m21, m22 = Self.m22

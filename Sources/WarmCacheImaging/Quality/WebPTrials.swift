@@ -14,10 +14,10 @@ final class WebPTrials {
         settings.format == .webp && !settings.lossless && !settings.keepICCProfile
     }
 
-    init(_ pixels: SSIMULACRA2Image, settings: EncoderSettings) throws(VipsCallError) {
+    init(_ pixels: SSIMULACRA2Image, settings: EncoderSettings, wide: Bool = true) throws(VipsCallError) {
         let prepared = pixels.pixels.withUnsafeBufferPointer { buffer in
             wc_webp_prepare(buffer.baseAddress, Int32(pixels.width), Int32(pixels.height),
-                            Int32(pixels.channels), settings.saveOptions.smart_subsample)
+                            Int32(pixels.channels), settings.saveOptions.smart_subsample, wide ? 1 : 0)
         }
         guard let prepared else { throw VipsCallError.take("webpsave") }
         picture = prepared

@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 import Testing
 import WarmCache
@@ -31,6 +32,31 @@ import WarmCache
                     #expect(try trials.encode(quality: quality) == expected,
                             "\(image.size.width)x\(image.size.height), chroma \(String(describing: chroma)), quality \(quality)")
                 }
+            }
+        }
+    }
+
+    /// The eight-lane sharp RGB-to-YUV conversion gives libwebp's own planes, so the same files:
+    /// at odd and even sizes, the smallest libwebp converts the sharp way (4x4), with and without
+    /// transparency, on a photo at several sizes.
+    @Test(.enabled(if: wc_cpu_wide() != 0, "this processor has no AVX2: libwebp converts alone"))
+    func wideSharpConversionIsLibwebps() throws {
+        let photo = try Fixtures.decode(try Fixtures.example("coffee.png"))
+        var images = [Fixtures.gradient(width: 4, height: 4), Fixtures.gradient(width: 5, height: 7),
+                      Fixtures.gradient(width: 33, height: 18), Fixtures.gradient(width: 157, height: 93, alpha: true),
+                      Fixtures.gradient(width: 20, height: 21, alpha: true)]
+        for width in [64, 127, 480] {
+            let height = width * photo.size.height / photo.size.width
+            images.append(try photo.resized(to: PixelSize(width: width, height: height)))
+        }
+        let settings = Self.settings(chroma: nil, quality: 80)
+        for image in images {
+            let pixels = try image.scoringPixels(bands: image.hasAlpha ? 4 : 3)
+            let wide = try WebPTrials(pixels, settings: settings, wide: true)
+            let libwebp = try WebPTrials(pixels, settings: settings, wide: false)
+            for quality in [40, 90] {
+                #expect(try wide.encode(quality: quality) == libwebp.encode(quality: quality),
+                        "\(image.size.width)x\(image.size.height), alpha \(image.hasAlpha), quality \(quality)")
             }
         }
     }
