@@ -106,6 +106,54 @@ wc_gaussian_columns8(float *base, long vectors, const float *top, const float *b
     }
 }
 
+/* The horizontal recursive Gaussian of up to three statistics (count), each a zero-padded row of
+ * four-lane vectors (lane i = row i of a band of four): as RecursiveGaussian.filterQuad in Swift.
+ * The first two statistics run together in the two halves of eight lanes, the third alone. */
+WIDE void
+wc_gaussian_rows8(const float *padded0, const float *padded1, const float *padded2, int count, long radius,
+                  long width, float *filtered0, float *filtered1, float *filtered2, const float *c)
+{
+    const long twoN = 2 * radius;
+    const __m256 n2a = _mm256_set1_ps(c[0]), n2b = _mm256_set1_ps(c[1]), n2c = _mm256_set1_ps(c[2]);
+    const __m256 d1a = _mm256_set1_ps(c[3]), d1b = _mm256_set1_ps(c[4]), d1c = _mm256_set1_ps(c[5]);
+    const __m128 m2a = _mm_set1_ps(c[0]), m2b = _mm_set1_ps(c[1]), m2c = _mm_set1_ps(c[2]);
+    const __m128 e1a = _mm_set1_ps(c[3]), e1b = _mm_set1_ps(c[4]), e1c = _mm_set1_ps(c[5]);
+    __m256 previous1 = _mm256_setzero_ps(), older1 = previous1, previous3 = previous1, older3 = previous1;
+    __m256 previous5 = previous1, older5 = previous1;
+    __m128 lone1 = _mm_setzero_ps(), loneOlder1 = lone1, lone3 = lone1, loneOlder3 = lone1, lone5 = lone1;
+    __m128 loneOlder5 = lone1;
+    const float *second = count > 1 ? padded1 : padded0;
+    for (long t = 0; t < radius - 1 + width; t++) {
+        const __m128 sum0 = _mm_add_ps(_mm_loadu_ps(padded0 + 4 * t), _mm_loadu_ps(padded0 + 4 * (t + twoN)));
+        const __m128 sum1 = _mm_add_ps(_mm_loadu_ps(second + 4 * t), _mm_loadu_ps(second + 4 * (t + twoN)));
+        const __m256 sum = _mm256_insertf128_ps(_mm256_castps128_ps256(sum0), sum1, 1);
+        const __m256 y1 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2a, sum), older1), _mm256_mul_ps(d1a, previous1));
+        const __m256 y3 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2b, sum), older3), _mm256_mul_ps(d1b, previous3));
+        const __m256 y5 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2c, sum), older5), _mm256_mul_ps(d1c, previous5));
+        older1 = previous1; previous1 = y1;
+        older3 = previous3; previous3 = y3;
+        older5 = previous5; previous5 = y5;
+        const long o = t - (radius - 1);
+        if (o >= 0) {
+            const __m256 out = _mm256_add_ps(y1, _mm256_add_ps(y3, y5));
+            _mm_storeu_ps(filtered0 + 4 * o, _mm256_castps256_ps128(out));
+            if (count > 1)
+                _mm_storeu_ps(filtered1 + 4 * o, _mm256_extractf128_ps(out, 1));
+        }
+        if (count > 2) {
+            const __m128 lone = _mm_add_ps(_mm_loadu_ps(padded2 + 4 * t), _mm_loadu_ps(padded2 + 4 * (t + twoN)));
+            const __m128 z1 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(m2a, lone), loneOlder1), _mm_mul_ps(e1a, lone1));
+            const __m128 z3 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(m2b, lone), loneOlder3), _mm_mul_ps(e1b, lone3));
+            const __m128 z5 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(m2c, lone), loneOlder5), _mm_mul_ps(e1c, lone5));
+            loneOlder1 = lone1; lone1 = z1;
+            loneOlder3 = lone3; lone3 = z3;
+            loneOlder5 = lone5; lone5 = z5;
+            if (o >= 0)
+                _mm_storeu_ps(filtered2 + 4 * o, _mm_add_ps(z1, _mm_add_ps(z3, z5)));
+        }
+    }
+}
+
 /* The error maps of one row: per group of four columns as the Swift code (ErrorMaps.pool). Each
  * eight-lane result is added to the four-lane sums low half first, so the sums are built in the
  * same order. sums: ssim, ssim4, ringing, ringing4, blurring, blurring4, four floats each. */
@@ -163,6 +211,8 @@ wc_pool8(const float *referenceXYB, const float *referenceMean, const float *ref
 int wc_cpu_wide(void) { return 0; }
 void wc_xyb_convert8(const float *r, const float *g, const float *b, float *o, long p, long s, const float *m) {}
 void wc_gaussian_columns8(float *base, long v, const float *t, const float *b, int p, float *o, const float *c) {}
+void wc_gaussian_rows8(const float *a, const float *b, const float *c, int n, long r, long w, float *f0, float *f1,
+                       float *f2, const float *k) {}
 void wc_pool8(const float *a, const float *b, const float *c, const float *d, const float *e, const float *f,
               const float *g, long v, int s, float *sums) {}
 

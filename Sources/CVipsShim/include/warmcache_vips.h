@@ -211,6 +211,10 @@ void wc_xyb_convert8(const float *red, const float *green, const float *blue, fl
 /** One row of the vertical recursive Gaussian over `vectors` groups of four columns. */
 void wc_gaussian_columns8(float *state, long vectors, const float *top, const float *bottom, int parity,
                           float *output, const float *coefficients);
+/** The horizontal recursive Gaussian of `count` (1-3) statistics of a band of four rows, each a
+ * zero-padded row of four-lane vectors; `width` vectors out each. */
+void wc_gaussian_rows8(const float *padded0, const float *padded1, const float *padded2, int count, long radius,
+                       long width, float *filtered0, float *filtered1, float *filtered2, const float *coefficients);
 /** Adds one row's error maps to `sums` (six sums of four lanes: SSIM and its fourth power when
  * `ssim` is set, then ringing, blurring and their fourth powers). */
 void wc_pool8(const float *reference_xyb, const float *reference_mean, const float *reference_variance,

@@ -171,7 +171,7 @@ extension SSIMULACRA2 {
         /// The four rows are transposed into zero-padded rows of vectors (lane i = row i), the
         /// recursions run on the four rows at once, and the results are transposed back.
         static func filterQuad(_ first: Statistic, _ second: Statistic?, _ third: Statistic?, rows: Int,
-                               _ geometry: PlaneGeometry, _ workspace: Workspace) {
+                               _ geometry: PlaneGeometry, _ workspace: Workspace, wide: Bool = Wide.available) {
             let width = geometry.width, stride = geometry.stride
             let n = radius, twoN = 2 * radius
             // Each padded row: [2N zeros][the row's values][zeros]; value j of the row is at 2N + j.
@@ -193,7 +193,13 @@ extension SSIMULACRA2 {
             // At step t the inputs are x[t − 2N] and x[t], padded[t] and padded[t + 2N], and the output
             // is out[t − N + 1]; the first N − 1 steps only warm up.
             var state0 = RowState(), state1 = RowState(), state2 = RowState()
-            switch count {
+            func floats(_ pointer: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutablePointer<Float> {
+                UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: Float.self)
+            }
+            switch wide ? 0 : count {
+            case 0:
+                wc_gaussian_rows8(floats(padded0), floats(padded1), floats(padded2), Int32(count), n, width,
+                                  floats(filtered0), floats(filtered1), floats(filtered2), Wide.gaussianCoefficients)
             case 3:
                 for t in 0..<(n - 1) {
                     _ = state0.advance(padded0[t] + padded0[t &+ twoN], c)

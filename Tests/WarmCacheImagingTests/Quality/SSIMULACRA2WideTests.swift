@@ -51,6 +51,36 @@ struct SSIMULACRA2WideTests {
     }
 
     @Test(arguments: widths)
+    func horizontalBlur(width: Int) {
+        typealias Gaussian = SSIMULACRA2.RecursiveGaussian
+        let geometry = SSIMULACRA2.PlaneGeometry(width: width, height: 4)
+        let stride = geometry.stride, planeSize = geometry.planeSize
+        var x = Self.values(planeSize, seed: 21, range: -1...2), y = Self.values(planeSize, seed: 22, range: -1...2)
+        for count in 1...3 {  // one, two and three statistics at a time
+            func run(wide: Bool) -> [Float] {
+                let workspace = SSIMULACRA2.Workspace(geometry: geometry)
+                var outputs = [Float](repeating: .nan, count: 3 * planeSize)
+                x.withUnsafeMutableBufferPointer { x in
+                    y.withUnsafeMutableBufferPointer { y in
+                        outputs.withUnsafeMutableBufferPointer { outputs in
+                            let quad = { (plane: UnsafeMutablePointer<Float>) in SSIMULACRA2.RowQuad(plane, top: 0, geometry) }
+                            let signals: [Gaussian.Statistic.Signal] = [.values, .squares, .products(quad(y.baseAddress!))]
+                            let statistics = (0..<count).map { index in
+                                Gaussian.Statistic(x: quad(x.baseAddress!), signal: signals[index],
+                                                   output: quad(outputs.baseAddress! + index * planeSize))
+                            }
+                            Gaussian.filterQuad(statistics[0], count > 1 ? statistics[1] : nil,
+                                                count > 2 ? statistics[2] : nil, rows: 4, geometry, workspace, wide: wide)
+                        }
+                    }
+                }
+                return Array(outputs[0..<(count * planeSize)]) + [Float(stride)]
+            }
+            #expect(run(wide: false).map(\.bitPattern) == run(wide: true).map(\.bitPattern), "\(count) statistics")
+        }
+    }
+
+    @Test(arguments: widths)
     func errorMaps(width: Int) {
         let vectors = (width + 3) / 4, count = 4 * vectors
         var referenceXYB = Self.values(count, seed: 11, range: 0...1)
