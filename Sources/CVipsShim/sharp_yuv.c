@@ -92,30 +92,48 @@ WIDE static inline __m128i pack8(__m256i v)   /* eight 32-bit values (in 16-bit 
 }
 WIDE static inline __m256i g2l8(__m256i index) { return _mm256_i32gather_epi32((const int *) g2l, index, 4); }
 
+/* Gamma values (10 bits) to linear light, looked up once for both uses below. */
 WIDE static void
-update_w(const uint16_t *src, uint16_t *dst, int w)
+to_linear(const uint16_t *src, uint32_t *linear, int count)
+{
+    int i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_si256((__m256i *)(linear + i), g2l8(load8u16(src + i)));
+    for (; i < count; ++i)
+        linear[i] = g2l[src[i]];
+}
+
+/* W of each pixel of a row (three planes of w linear values): its luminance, back in gamma. */
+WIDE static void
+update_w(const uint32_t *linear, uint16_t *dst, int w)
 {
     int i = 0;
     for (; i + 8 <= w; i += 8) {
-        const __m256i y = gray8(g2l8(load8u16(src + i)), g2l8(load8u16(src + w + i)), g2l8(load8u16(src + 2 * w + i)));
-        _mm_storeu_si128((__m128i *)(dst + i), _mm_packus_epi32(_mm256_castsi256_si128(linear_to_gamma8(y)),
-                                                              _mm256_extracti128_si256(linear_to_gamma8(y), 1)));
+        const __m256i r = _mm256_loadu_si256((const __m256i *)(linear + i));
+        const __m256i g = _mm256_loadu_si256((const __m256i *)(linear + w + i));
+        const __m256i b = _mm256_loadu_si256((const __m256i *)(linear + 2 * w + i));
+        const __m256i y = linear_to_gamma8(gray8(r, g, b));
+        _mm_storeu_si128((__m128i *)(dst + i), _mm_packus_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1)));
     }
     for (; i < w; ++i)
-        dst[i] = (uint16_t) linear_to_gamma(gray_linear(g2l[src[i]], g2l[src[w + i]], g2l[src[2 * w + i]]));
+        dst[i] = (uint16_t) linear_to_gamma(gray_linear(linear[i], linear[w + i], linear[2 * w + i]));
 }
 
+/* The chroma of each 2x2 block of two rows: R, G, B averaged in linear light, back in gamma,
+ * minus their luminance W. */
 WIDE static void
-update_chroma(const uint16_t *src1, const uint16_t *src2, int16_t *dst, int uv_w)
+update_chroma(const uint32_t *linear1, const uint32_t *linear2, int16_t *dst, int uv_w)
 {
     const int w = 2 * uv_w;
     int i = 0;
     for (; i + 8 <= uv_w; i += 8) {
         __m256i c[3];
         for (int k = 0; k < 3; ++k) {
-            const uint16_t *p1 = src1 + k * w + 2 * i, *p2 = src2 + k * w + 2 * i;
-            const __m256i low = _mm256_add_epi32(g2l8(load8u16(p1)), g2l8(load8u16(p2)));
-            const __m256i high = _mm256_add_epi32(g2l8(load8u16(p1 + 8)), g2l8(load8u16(p2 + 8)));
+            const uint32_t *p1 = linear1 + k * w + 2 * i, *p2 = linear2 + k * w + 2 * i;
+            const __m256i low = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *) p1),
+                                                 _mm256_loadu_si256((const __m256i *) p2));
+            const __m256i high = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(p1 + 8)),
+                                                  _mm256_loadu_si256((const __m256i *)(p2 + 8)));
             __m256i sum = _mm256_permute4x64_epi64(_mm256_hadd_epi32(low, high), 0xD8);
             sum = _mm256_srli_epi32(_mm256_add_epi32(sum, _mm256_set1_epi32(2)), 2);
             c[k] = linear_to_gamma8(sum);
@@ -127,14 +145,24 @@ update_chroma(const uint16_t *src1, const uint16_t *src2, int16_t *dst, int uv_w
     for (; i < uv_w; ++i) {
         int c[3];
         for (int k = 0; k < 3; ++k) {
-            const uint16_t *p1 = src1 + k * w + 2 * i, *p2 = src2 + k * w + 2 * i;
-            c[k] = (int) linear_to_gamma((g2l[p1[0]] + g2l[p1[1]] + g2l[p2[0]] + g2l[p2[1]] + 2) >> 2);
+            const uint32_t *p1 = linear1 + k * w + 2 * i, *p2 = linear2 + k * w + 2 * i;
+            c[k] = (int) linear_to_gamma((p1[0] + p1[1] + p2[0] + p2[1] + 2) >> 2);
         }
         const int W = gray(c[0], c[1], c[2]);
         dst[i] = (int16_t)(c[0] - W);
         dst[uv_w + i] = (int16_t)(c[1] - W);
         dst[2 * uv_w + i] = (int16_t)(c[2] - W);
     }
+}
+
+/* W of both rows of a pair (rows: 6w gamma values, two rows of three planes) and their chroma. */
+WIDE static void
+update_rows(const uint16_t *rows, uint32_t *linear, uint16_t *y, int16_t *uv, int w)
+{
+    to_linear(rows, linear, 6 * w);
+    update_w(linear, y, w);
+    update_w(linear + 3 * w, y + w, w);
+    update_chroma(linear, linear + 3 * w, uv, w >> 1);
 }
 
 WIDE static void
@@ -250,7 +278,8 @@ wc_sharp_yuv_wide(const uint8_t *rgb, int bands, int stride, int width, int heig
     int16_t *best_uv_base = malloc(sizeof(int16_t) * 3 * uv_w * uv_h);
     int16_t *target_uv_base = malloc(sizeof(int16_t) * 3 * uv_w * uv_h);
     int16_t *best_rgb_uv = malloc(sizeof(int16_t) * 3 * uv_w);
-    int ok = tmp && best_y_base && target_y_base && best_rgb_y && best_uv_base && target_uv_base && best_rgb_uv;
+    uint32_t *linear = malloc(sizeof(uint32_t) * 6 * w);
+    int ok = tmp && best_y_base && target_y_base && best_rgb_y && best_uv_base && target_uv_base && best_rgb_uv && linear;
     if (!ok) goto end;
     uint16_t *src1 = tmp, *src2 = tmp + 3 * w;
     {
@@ -264,9 +293,7 @@ wc_sharp_yuv_wide(const uint8_t *rgb, int bands, int stride, int width, int heig
                 best_y[i] = (uint16_t) gray(src1[i], src1[w + i], src1[2 * w + i]);
                 best_y[w + i] = (uint16_t) gray(src2[i], src2[w + i], src2[2 * w + i]);
             }
-            update_w(src1, target_y, w);
-            update_w(src2, target_y + w, w);
-            update_chroma(src1, src2, target_uv, uv_w);
+            update_rows(tmp, linear, target_y, target_uv, w);
             memcpy(best_uv, target_uv, sizeof(int16_t) * 3 * uv_w);
             best_y += 2 * w; target_y += 2 * w; best_uv += 3 * uv_w; target_uv += 3 * uv_w;
         }
@@ -282,9 +309,7 @@ wc_sharp_yuv_wide(const uint8_t *rgb, int bands, int stride, int width, int heig
             const int16_t *next = cur + (j < h - 2 ? 3 * uv_w : 0);
             interpolate_rows(best_y, prev, cur, next, w, src1, src2);
             prev = cur; cur = next;
-            update_w(src1, best_rgb_y, w);
-            update_w(src2, best_rgb_y + w, w);
-            update_chroma(src1, src2, best_rgb_uv, uv_w);
+            update_rows(tmp, linear, best_rgb_y, best_rgb_uv, w);
             diff += update_y(target_y, best_rgb_y, best_y, 2 * w);
             update_uv(target_uv, best_rgb_uv, best_uv, 3 * uv_w);
             best_y += 2 * w; target_y += 2 * w; best_uv += 3 * uv_w; target_uv += 3 * uv_w;
@@ -320,7 +345,7 @@ wc_sharp_yuv_wide(const uint8_t *rgb, int bands, int stride, int width, int heig
     }
 end:
     free(tmp); free(best_y_base); free(target_y_base); free(best_rgb_y); free(best_uv_base); free(target_uv_base);
-    free(best_rgb_uv);
+    free(best_rgb_uv); free(linear);
     return ok;
 }
 
