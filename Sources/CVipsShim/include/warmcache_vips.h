@@ -198,6 +198,11 @@ uint8_t *wc_webp_decode8(const void *data, size_t length, int bands, int *width,
 /** Decodes baseline or progressive JPEG bytes (grey or colour) to 8-bit RGB, as libvips' loader
  * would; free with wc_free. NULL on failure (libvips' error buffer). */
 uint8_t *wc_jpeg_decode8(const void *data, size_t length, int *width, int *height, size_t *size);
+/** Encodes 8-bit RGB pixels (rows without padding) as libvips' jpegsave does with `strip`,
+ * optimised Huffman tables and these options (subsample: WC_SUBSAMPLE_*); free `data` with
+ * wc_free. 0 on success, else -1 (libvips' error buffer). */
+int wc_jpeg_encode8(const uint8_t *pixels, int width, int height, int quality, int progressive, int subsample,
+                    void **data, size_t *length);
 
 /* MARK: SSIMULACRA 2 kernels (eight lanes; the same results as the Swift code's four) */
 

@@ -22,7 +22,7 @@ import WarmCache
 /// the variant's file. (Cheaper trial encodes, such as JPEG without Huffman optimisation, would
 /// need one more encode at the end; with two trials on average that costs more than it saves.)
 /// Lossy WebP trials share one conversion to YUV (``WebPTrials``), which with sharp RGB-to-YUV
-/// costs about as much as an encode.
+/// costs about as much as an encode; JPEG trials go to libjpeg directly (``JPEGTrials``).
 ///
 /// Deterministic: the same pixels, settings and hint always take the same steps.
 struct QualitySearch {
@@ -83,10 +83,17 @@ struct QualitySearch {
         var quality = min(range.upperBound, max(range.lowerBound, start))
         let webp = WebPTrials.applies(to: settings)
             ? try WebPTrials(scoring, settings: settings) : nil
+        let jpeg = JPEGTrials.applies(to: settings, image: image)
         // Steps aim a little above the target, so that the next encode is likely to pass close to it.
         let aim = target + Self.closeEnough * 0.4
         while encodes < Self.maximumTrials {
-            let trial = if let webp { try webp.encode(quality: quality) } else { try encode(image, quality: quality) }
+            let trial = if let webp {
+                try webp.encode(quality: quality)
+            } else if jpeg {
+                try JPEGTrials.encode(scoring, settings: settings, quality: quality)
+            } else {
+                try encode(image, quality: quality)
+            }
             encodes += 1
             let score = try self.score(trial)
             if score >= target {

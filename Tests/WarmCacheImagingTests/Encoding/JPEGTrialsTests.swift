@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import WarmCache
+@testable import WarmCacheImaging
+
+/// A quality search encodes JPEG through libjpeg directly: each of its encodes must be the file
+/// the libvips saver writes for the same pixels and settings.
+@Suite struct JPEGTrialsTests {
+    static func settings(chroma: Bool?, progressive: Bool = false, quality: Int) -> EncoderSettings {
+        var spec = VariantSpec(width: 100, height: nil, format: .jpeg, qualityTarget: 80)
+        spec.options.chromaSubsampling = chroma
+        spec.options.progressive = progressive
+        var settings = EncoderSettings.resolve(spec, defaults: EncoderDefaults())
+        settings.quality = quality
+        return settings
+    }
+
+    @Test func eachEncodeIsTheSaversFile() throws {
+        let photo = try Fixtures.decode(try Fixtures.example("coffee.png"))
+        let images = [photo, Fixtures.gradient(width: 31, height: 17), Fixtures.gradient(width: 1, height: 1),
+                      Fixtures.gradient(width: 8, height: 8)]
+        for image in images {
+            let pixels = try image.scoringPixels(bands: 3)
+            // Full chroma (a target's default), 4:2:0, libvips' own rule (4:4:4 from quality 90).
+            for chroma in [nil, true] as [Bool?] {
+                for progressive in [false, true] {
+                    for quality in [30, 77, 95] {
+                        var settings = Self.settings(chroma: chroma, progressive: progressive, quality: quality)
+                        #expect(JPEGTrials.applies(to: settings, image: image))
+                        let expected = try Encoder.encode(image, settings: settings)
+                        #expect(try JPEGTrials.encode(pixels, settings: settings, quality: quality) == expected,
+                                "\(image.size.width)x\(image.size.height), chroma \(String(describing: chroma)), progressive \(progressive), quality \(quality)")
+                        settings.subsampling = .auto
+                        #expect(try JPEGTrials.encode(pixels, settings: settings, quality: quality)
+                                == Encoder.encode(image, settings: settings), "automatic chroma, quality \(quality)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func otherImagesGoThroughTheSaver() throws {
+        var profiled = Self.settings(chroma: nil, quality: 80)
+        profiled.keepICCProfile = true
+        let image = Fixtures.gradient(width: 16, height: 16)
+        #expect(!JPEGTrials.applies(to: profiled, image: image))
+        #expect(!JPEGTrials.applies(to: Self.settings(chroma: nil, quality: 80),
+                                    image: Fixtures.gradient(width: 16, height: 16, alpha: true)))
+    }
+}
