@@ -95,9 +95,13 @@ wc_webp_encode(const WCWebPPicture *prepared, int quality, int effort, void **da
         vips_error("webp", "invalid configuration");
         return -1;
     }
-    // The encoder may touch the picture (it flattens fully transparent blocks): encode a copy.
+    // The encoder may touch the picture's alpha plane (it flattens fully transparent blocks):
+    // a picture with one is encoded from a copy. One without is only read: it is lent as it is.
     WebPPicture picture;
-    if (!WebPPictureInit(&picture) || !WebPPictureCopy(&prepared->picture, &picture)) {
+    const int lent = prepared->picture.a == NULL;
+    if (lent) {
+        picture = prepared->picture;
+    } else if (!WebPPictureInit(&picture) || !WebPPictureCopy(&prepared->picture, &picture)) {
         vips_error("webp", "out of memory");
         return -1;
     }
@@ -107,7 +111,8 @@ wc_webp_encode(const WCWebPPicture *prepared, int quality, int effort, void **da
     picture.custom_ptr = &writer;
     int ok = WebPEncode(&config, &picture);
     int error = picture.error_code;
-    WebPPictureFree(&picture);
+    if (!lent)
+        WebPPictureFree(&picture);
     if (!ok) {
         WebPMemoryWriterClear(&writer);
         vips_error("webp", "unable to encode (libwebp error %d)", error);
