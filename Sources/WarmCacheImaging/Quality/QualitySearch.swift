@@ -16,7 +16,7 @@ import WarmCache
 ///    between the closest failing and passing qualities.
 /// 3. Stop when the two are adjacent, or when a passing score lies within
 ///    ``closeEnough`` of the target (a lower quality could save at most a few bytes; after two
-///    encodes, within twice that).
+///    encodes, within ``closeEnoughAfterTwo``).
 ///
 /// Every trial is a final encode (with the variant's real settings): the passing one kept is
 /// the variant's file. (Cheaper trial encodes, such as JPEG without Huffman optimisation, would
@@ -37,9 +37,11 @@ struct QualitySearch {
     }
 
     /// Scores within this many points above the target end the search.
-    static let closeEnough = 1.5
+    static let closeEnough = 2.0
     /// The same, once two encodes have been made.
-    static let closeEnoughAfterTwo = 2.0
+    static let closeEnoughAfterTwo = 2.5
+    /// How far above the target a step aims, so that the next encode is likely to pass close to it.
+    static let aimAbove = 0.4
     /// How much smaller a file gets per score point given up, roughly, near typical targets
     /// (what pruning a losing candidate estimates with).
     static let bytesPerPoint = 0.06
@@ -84,8 +86,7 @@ struct QualitySearch {
         let webp = WebPTrials.applies(to: settings)
             ? try WebPTrials(scoring, settings: settings) : nil
         let jpeg = JPEGTrials.applies(to: settings, image: image)
-        // Steps aim a little above the target, so that the next encode is likely to pass close to it.
-        let aim = target + Self.closeEnough * 0.4
+        let aim = target + Self.aimAbove
         while encodes < Self.maximumTrials {
             let trial = if let webp {
                 try webp.encode(quality: quality)
@@ -176,7 +177,7 @@ struct QualitySearch {
     /// (measured on photos from 256 to 1024 px).
     static func largerSizeBias(_ format: ImageFormat) -> Double {
         switch format {
-        case .webp: 2
+        case .webp, .jpeg: 2
         default: 1
         }
     }

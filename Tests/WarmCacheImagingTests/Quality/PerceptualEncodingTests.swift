@@ -36,8 +36,8 @@ import WarmCache
             #expect(abs(score - found.score) < 0.01, "the recorded score is the kept file's")
             // Reached, or out of the format's reach: then at its best setting.
             #expect(score >= Double(target) || found.quality == 100, "\(format) at \(variant.pixelWidth) px: \(score)")
-            // One step lower misses the target, or the search stopped within a point of it.
-            if found.quality > 1, score - Double(target) >= QualitySearch.closeEnough {
+            // One step lower misses the target, or the search stopped close enough to it.
+            if found.quality > 1, score - Double(target) >= QualitySearch.closeEnoughAfterTwo {
                 let lower = try source.render(Self.widths.map {
                     VariantSpec(width: $0, height: nil, format: format, quality: found.quality - 1)
                 })
