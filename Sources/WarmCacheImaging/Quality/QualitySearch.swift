@@ -163,7 +163,7 @@ struct QualitySearch {
         let (quality, score): (Double, Double) = switch format {
         case .jpeg: (85, 82)
         case .webp: (89, 82)
-        case .avif: (76, 82)
+        case .avif: (60, 82)
         case .heic: (72, 82)
         case .jxl: (82, 82)
         default: (80, 80)
@@ -178,6 +178,7 @@ struct QualitySearch {
     static func largerSizeBias(_ format: ImageFormat) -> Double {
         switch format {
         case .webp, .jpeg: 2
+        case .avif: 3
         default: 1
         }
     }
@@ -188,6 +189,7 @@ struct QualitySearch {
         switch format {
         case .webp: 1.1
         case .jpeg: 0.6
+        case .avif: 0.45
         default: 0.7
         }
     }
