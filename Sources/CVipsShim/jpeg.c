@@ -42,6 +42,18 @@ wc_jpeg_quiet(j_common_ptr info, int level)
     (void) level;
 }
 
+/* Errors that jump back to `error->jump` with a message saying what failed ("decode"); warnings
+ * are not printed. */
+static struct jpeg_error_mgr *
+wc_jpeg_errors(struct WCJPEGError *error, const char *doing)
+{
+    struct jpeg_error_mgr *manager = jpeg_std_error(&error->manager);
+    manager->error_exit = wc_jpeg_error_exit;
+    manager->emit_message = wc_jpeg_quiet;
+    error->doing = doing;
+    return manager;
+}
+
 uint8_t *
 wc_jpeg_decode8(const void *data, size_t length, int *width, int *height, size_t *size)
 {
@@ -49,10 +61,7 @@ wc_jpeg_decode8(const void *data, size_t length, int *width, int *height, size_t
     struct WCJPEGError error;
     /* volatile: assigned after setjmp and read after a longjmp back to it. */
     uint8_t *volatile pixels = NULL;
-    info.err = jpeg_std_error(&error.manager);
-    error.manager.error_exit = wc_jpeg_error_exit;
-    error.manager.emit_message = wc_jpeg_quiet;
-    error.doing = "decode";
+    info.err = wc_jpeg_errors(&error, "decode");
     if (setjmp(error.jump)) {
         jpeg_destroy_decompress(&info);
         g_free(pixels);
@@ -91,10 +100,7 @@ wc_jpeg_encode8(const uint8_t *pixels, int width, int height, int quality, int p
     /* volatile: assigned by libjpeg after setjmp and freed after a longjmp back to it. */
     unsigned char *volatile buffer = NULL;
     unsigned long size = 0;
-    info.err = jpeg_std_error(&error.manager);
-    error.manager.error_exit = wc_jpeg_error_exit;
-    error.manager.emit_message = wc_jpeg_quiet;
-    error.doing = "encode";
+    info.err = wc_jpeg_errors(&error, "encode");
     if (setjmp(error.jump)) {
         jpeg_destroy_compress(&info);
         free(buffer);

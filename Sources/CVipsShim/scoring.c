@@ -78,32 +78,55 @@ wc_xyb_convert8(const float *red, const float *green, const float *blue, float *
         XYB_STEP(__m128, _mm, cube_root4, LT4)
 }
 
+/* One step of the recursive Gaussian's three recursions (k = 1, 3, 5), as RecursiveGaussian.step
+ * in Swift: y_k = (n2_k · sum − older_k) − d1_k · previous_k; then older_k takes previous_k and
+ * previous_k takes y_k. Returns y1 + (y3 + y5). Written once for both widths; n2 and d1 are the
+ * coefficients broadcast (once per call of a pass: stores to the rows could alias them). */
+#define RECURSION_STEP(NAME, V, P)                                                                  \
+    WIDE static inline V NAME(V sum, const V *n2, const V *d1, V *previous, V *older)                \
+    {                                                                                               \
+        V y[3];                                                                                     \
+        for (int k = 0; k < 3; k++) {                                                               \
+            y[k] = P##_sub_ps(P##_sub_ps(P##_mul_ps(n2[k], sum), older[k]), P##_mul_ps(d1[k], previous[k])); \
+            older[k] = previous[k];                                                                 \
+            previous[k] = y[k];                                                                     \
+        }                                                                                           \
+        return P##_add_ps(y[0], P##_add_ps(y[1], y[2]));                                            \
+    }
+RECURSION_STEP(recursion8, __m256, _mm256)
+RECURSION_STEP(recursion4, __m128, _mm)
+
+/* The vertical pass of one row: the recursions of every column, their state in memory (for each
+ * k, two slots a column that alternate between the previous and the older output; the new output
+ * overwrites the older), as RecursiveGaussian.ColumnState.advanceRow in Swift. */
+#define COLUMN_STEP(V, P, STEP, N2, D1)                                                             \
+    {                                                                                               \
+        V previousK[3], olderK[3];                                                                  \
+        for (int k = 0; k < 3; k++) {                                                               \
+            previousK[k] = P##_loadu_ps(previous + 2 * k * floats + o);                             \
+            olderK[k] = P##_loadu_ps(older + 2 * k * floats + o);                                   \
+        }                                                                                           \
+        const V out = STEP(P##_add_ps(P##_loadu_ps(top + o), P##_loadu_ps(bottom + o)), N2, D1, previousK, olderK); \
+        for (int k = 0; k < 3; k++)                                                                 \
+            P##_storeu_ps(older + 2 * k * floats + o, previousK[k]);                                \
+        P##_storeu_ps(output + o, out);                                                             \
+    }
+
 WIDE void
 wc_gaussian_columns8(float *base, long vectors, const float *top, const float *bottom, int parity, float *output,
                      const float *c)
 {
-    float *previous = base + (long) parity * vectors * 4, *older = base + (long) (parity ^ 1) * vectors * 4;
-    const long k3 = 2 * vectors * 4, k5 = 4 * vectors * 4;
-    const __m256 n2a = _mm256_set1_ps(c[0]), n2b = _mm256_set1_ps(c[1]), n2c = _mm256_set1_ps(c[2]);
-    const __m256 d1a = _mm256_set1_ps(c[3]), d1b = _mm256_set1_ps(c[4]), d1c = _mm256_set1_ps(c[5]);
-    long o = 0;
     const long floats = vectors * 4;
-    for (; o + 8 <= floats; o += 8) {
-        __m256 sum = _mm256_add_ps(_mm256_loadu_ps(top + o), _mm256_loadu_ps(bottom + o));
-        __m256 y1 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2a, sum), _mm256_loadu_ps(older + o)), _mm256_mul_ps(d1a, _mm256_loadu_ps(previous + o)));
-        __m256 y3 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2b, sum), _mm256_loadu_ps(older + k3 + o)), _mm256_mul_ps(d1b, _mm256_loadu_ps(previous + k3 + o)));
-        __m256 y5 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2c, sum), _mm256_loadu_ps(older + k5 + o)), _mm256_mul_ps(d1c, _mm256_loadu_ps(previous + k5 + o)));
-        _mm256_storeu_ps(older + o, y1); _mm256_storeu_ps(older + k3 + o, y3); _mm256_storeu_ps(older + k5 + o, y5);
-        _mm256_storeu_ps(output + o, _mm256_add_ps(y1, _mm256_add_ps(y3, y5)));
-    }
-    if (o < floats) {
-        __m128 sum = _mm_add_ps(_mm_loadu_ps(top + o), _mm_loadu_ps(bottom + o));
-        __m128 y1 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(_mm256_castps256_ps128(n2a), sum), _mm_loadu_ps(older + o)), _mm_mul_ps(_mm256_castps256_ps128(d1a), _mm_loadu_ps(previous + o)));
-        __m128 y3 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(_mm256_castps256_ps128(n2b), sum), _mm_loadu_ps(older + k3 + o)), _mm_mul_ps(_mm256_castps256_ps128(d1b), _mm_loadu_ps(previous + k3 + o)));
-        __m128 y5 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(_mm256_castps256_ps128(n2c), sum), _mm_loadu_ps(older + k5 + o)), _mm_mul_ps(_mm256_castps256_ps128(d1c), _mm_loadu_ps(previous + k5 + o)));
-        _mm_storeu_ps(older + o, y1); _mm_storeu_ps(older + k3 + o, y3); _mm_storeu_ps(older + k5 + o, y5);
-        _mm_storeu_ps(output + o, _mm_add_ps(y1, _mm_add_ps(y3, y5)));
-    }
+    float *previous = base + (long) parity * floats, *older = base + (long) (parity ^ 1) * floats;
+    const __m256 n2[3] = {_mm256_set1_ps(c[0]), _mm256_set1_ps(c[1]), _mm256_set1_ps(c[2])};
+    const __m256 d1[3] = {_mm256_set1_ps(c[3]), _mm256_set1_ps(c[4]), _mm256_set1_ps(c[5])};
+    const __m128 n2Half[3] = {_mm_set1_ps(c[0]), _mm_set1_ps(c[1]), _mm_set1_ps(c[2])};
+    const __m128 d1Half[3] = {_mm_set1_ps(c[3]), _mm_set1_ps(c[4]), _mm_set1_ps(c[5])};
+    long o = 0;
+    for (; o + 8 <= floats; o += 8)
+        COLUMN_STEP(__m256, _mm256, recursion8, n2, d1)
+    for (; o < floats; o += 4)
+        COLUMN_STEP(__m128, _mm, recursion4, n2Half, d1Half)
 }
 
 /* The horizontal recursive Gaussian of up to three statistics (count), each a zero-padded row of
@@ -114,42 +137,31 @@ wc_gaussian_rows8(const float *padded0, const float *padded1, const float *padde
                   long width, float *filtered0, float *filtered1, float *filtered2, const float *c)
 {
     const long twoN = 2 * radius;
-    const __m256 n2a = _mm256_set1_ps(c[0]), n2b = _mm256_set1_ps(c[1]), n2c = _mm256_set1_ps(c[2]);
-    const __m256 d1a = _mm256_set1_ps(c[3]), d1b = _mm256_set1_ps(c[4]), d1c = _mm256_set1_ps(c[5]);
-    const __m128 m2a = _mm_set1_ps(c[0]), m2b = _mm_set1_ps(c[1]), m2c = _mm_set1_ps(c[2]);
-    const __m128 e1a = _mm_set1_ps(c[3]), e1b = _mm_set1_ps(c[4]), e1c = _mm_set1_ps(c[5]);
-    __m256 previous1 = _mm256_setzero_ps(), older1 = previous1, previous3 = previous1, older3 = previous1;
-    __m256 previous5 = previous1, older5 = previous1;
-    __m128 lone1 = _mm_setzero_ps(), loneOlder1 = lone1, lone3 = lone1, loneOlder3 = lone1, lone5 = lone1;
-    __m128 loneOlder5 = lone1;
+    const __m256 n2[3] = {_mm256_set1_ps(c[0]), _mm256_set1_ps(c[1]), _mm256_set1_ps(c[2])};
+    const __m256 d1[3] = {_mm256_set1_ps(c[3]), _mm256_set1_ps(c[4]), _mm256_set1_ps(c[5])};
+    const __m128 n2Half[3] = {_mm_set1_ps(c[0]), _mm_set1_ps(c[1]), _mm_set1_ps(c[2])};
+    const __m128 d1Half[3] = {_mm_set1_ps(c[3]), _mm_set1_ps(c[4]), _mm_set1_ps(c[5])};
+    __m256 previous[3] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 older[3] = {previous[0], previous[0], previous[0]};
+    __m128 lonePrevious[3] = {_mm_setzero_ps(), _mm_setzero_ps(), _mm_setzero_ps()};
+    __m128 loneOlder[3] = {lonePrevious[0], lonePrevious[0], lonePrevious[0]};
     const float *second = count > 1 ? padded1 : padded0;
     for (long t = 0; t < radius - 1 + width; t++) {
         const __m128 sum0 = _mm_add_ps(_mm_loadu_ps(padded0 + 4 * t), _mm_loadu_ps(padded0 + 4 * (t + twoN)));
         const __m128 sum1 = _mm_add_ps(_mm_loadu_ps(second + 4 * t), _mm_loadu_ps(second + 4 * (t + twoN)));
-        const __m256 sum = _mm256_insertf128_ps(_mm256_castps128_ps256(sum0), sum1, 1);
-        const __m256 y1 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2a, sum), older1), _mm256_mul_ps(d1a, previous1));
-        const __m256 y3 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2b, sum), older3), _mm256_mul_ps(d1b, previous3));
-        const __m256 y5 = _mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(n2c, sum), older5), _mm256_mul_ps(d1c, previous5));
-        older1 = previous1; previous1 = y1;
-        older3 = previous3; previous3 = y3;
-        older5 = previous5; previous5 = y5;
-        const long o = t - (radius - 1);
+        const __m256 out = recursion8(_mm256_insertf128_ps(_mm256_castps128_ps256(sum0), sum1, 1), n2, d1,
+                                      previous, older);
+        const long o = t - (radius - 1);  /* the first radius - 1 steps only warm up */
         if (o >= 0) {
-            const __m256 out = _mm256_add_ps(y1, _mm256_add_ps(y3, y5));
             _mm_storeu_ps(filtered0 + 4 * o, _mm256_castps256_ps128(out));
             if (count > 1)
                 _mm_storeu_ps(filtered1 + 4 * o, _mm256_extractf128_ps(out, 1));
         }
         if (count > 2) {
             const __m128 lone = _mm_add_ps(_mm_loadu_ps(padded2 + 4 * t), _mm_loadu_ps(padded2 + 4 * (t + twoN)));
-            const __m128 z1 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(m2a, lone), loneOlder1), _mm_mul_ps(e1a, lone1));
-            const __m128 z3 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(m2b, lone), loneOlder3), _mm_mul_ps(e1b, lone3));
-            const __m128 z5 = _mm_sub_ps(_mm_sub_ps(_mm_mul_ps(m2c, lone), loneOlder5), _mm_mul_ps(e1c, lone5));
-            loneOlder1 = lone1; lone1 = z1;
-            loneOlder3 = lone3; lone3 = z3;
-            loneOlder5 = lone5; lone5 = z5;
+            const __m128 out2 = recursion4(lone, n2Half, d1Half, lonePrevious, loneOlder);
             if (o >= 0)
-                _mm_storeu_ps(filtered2 + 4 * o, _mm_add_ps(z1, _mm_add_ps(z3, z5)));
+                _mm_storeu_ps(filtered2 + 4 * o, out2);
         }
     }
 }
