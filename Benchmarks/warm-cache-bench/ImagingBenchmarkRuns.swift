@@ -127,15 +127,12 @@ extension ImagingBenchmark {
     enum ProcessMemory {
         /// Resets this process's peak RSS (VmHWM) to its current RSS (Linux 4.0+).
         static func resetPeak() {
-            try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+            LibC.resetPeakRSS()
         }
 
-        /// This process's peak RSS since start or the last reset, in bytes.
+        /// This process's peak RSS since start or the last reset, in bytes (0 off Linux).
         static func peakBytes() -> Int {
-            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                  let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-            return kilobytes * 1024
+            (LibC.processStatusKiB("self", "VmHWM") ?? 0) * 1024
         }
     }
 }

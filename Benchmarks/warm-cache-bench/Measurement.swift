@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// Small measuring helpers shared by the benchmarks.
 enum Measurement {
@@ -30,14 +31,7 @@ enum Measurement {
 
     /// Peak resident set size of this process so far, in MiB (a child's: ``Subprocess``).
     static func peakRSSMiB() -> Double {
-        var usage = rusage()
-        #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Double(usage.ru_maxrss) / 1_048_576
-        #else
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
-        #endif
+        LibC.ownPeakRSSMiB()
     }
 
     /// The system's 1-, 5- and 15-minute load averages, e.g. `load 2.31 2.05 1.90`: on a shared
@@ -50,10 +44,7 @@ enum Measurement {
 
     /// Resident set size of this process now, in MiB (Linux: `/proc/self/statm`; elsewhere the peak).
     static func residentMiB() -> Double {
-        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else {
-            return peakRSSMiB()
-        }
+        guard let pages = LibC.residentPages() else { return peakRSSMiB() }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// Watches a running child's own peak resident set (`VmHWM` in `/proc/<pid>/status`) and that of
 /// the processes it starts (a warm's imaging processes), every 20 ms until it ends.
@@ -58,23 +59,12 @@ final class PeakRSSSampler: @unchecked Sendable {
         for (child, peak) in theirs { children[child] = max(children[child] ?? 0, peak) }
     }
 
-    /// `VmHWM` of a live process, in KiB (absent for a zombie).
+    /// `VmHWM` of a live process, in KiB (absent for a zombie, and off Linux).
     static func highWaterKiB(of pid: Int32) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
-        return Int(line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        LibC.processStatusKiB(String(pid), "VmHWM")
     }
 
-    /// Processes whose parent is `pid` (from `/proc/<n>/stat`; the parent is the fourth field,
-    /// after the command name in parentheses).
     static func children(of pid: Int32) -> [Int32] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        return entries.compactMap { name -> Int32? in
-            guard let candidate = Int32(name), candidate != pid,
-                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 1 && Int32(fields[1]) == pid ? candidate : nil
-        }
+        LibC.children(of: pid)
     }
 }

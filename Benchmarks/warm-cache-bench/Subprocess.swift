@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// Runs commands as child processes and measures each one on its own: wall time, CPU from the
 /// kernel's accounting of that child (`wait4`), and its own peak RSS read from `/proc` while it runs
@@ -69,11 +70,7 @@ enum Subprocess {
             let seconds = Double(Measurement.now() - started) / 1e9
             let sampled = sampler.stop()
             let signal = status & 0x7f
-            #if canImport(Darwin)
-            let peak = Double(usage.ru_maxrss) / 1_048_576
-            #else
-            let peak = Double(usage.ru_maxrss) / 1024
-            #endif
+            let peak = LibC.maxRSSMiB(usage)
             let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
                 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
             return Outcome(seconds: seconds, cpuSeconds: cpu, peakRSSMiB: sampled.own.map { Double($0) / 1024 } ?? peak,
@@ -95,35 +92,13 @@ enum Subprocess {
             envp.forEach { free($0) }
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        switch output {
-        case .discard:
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        case .inherit:
-            break
-        case .file(let url):
-            posix_spawn_file_actions_addopen(&actions, 1, url.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        }
-
-        // A child spawned from a Dispatch thread would inherit its blocked signals: clear them.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-
-        var pid: pid_t = 0
         let started = Measurement.now()
-        let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
+        let pid: pid_t
+        switch LibC.spawn(argv, envp, output: output) {
+        case .success(let child): pid = child
+        case .failure(let failure):
             throw CocoaError(.fileReadUnknown, userInfo: [
-                NSLocalizedDescriptionKey: "cannot start \(path): \(String(cString: strerror(spawned)))",
+                NSLocalizedDescriptionKey: "cannot start \(path): \(failure.text)",
             ])
         }
         return Running(pid: pid, started: started, sampler: PeakRSSSampler(pid: pid))

@@ -5,15 +5,17 @@ internal import Musl
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
+import WarmCache
 
 // The C library, for the whole target: Glibc on Linux, Musl with the static Linux SDK, Darwin on
 // Apple platforms. Foundation re-exports that same module on each of them, so the target's files
 // call `open`, `fsync` or `errno` with `import Foundation` alone and never import it themselves.
-// What differs between the platforms is written here, once, in ``LibC``; the import is internal, so
-// nothing of the C library enters the target's API through this file.
+// What differs between the platforms is written here, once, in this target's part of ``LibC``
+// (the package's other calls are in WarmCache's LibC.swift); the import is internal, so nothing
+// of the C library enters the target's API through this file.
 
-/// The C calls whose spelling differs between the platforms.
-enum LibC {
+/// The builder's C calls whose spelling differs between the platforms.
+extension LibC {
     /// The modification and status-change times of a file status (Darwin names the fields
     /// `st_mtimespec` and `st_ctimespec`, Glibc and Musl `st_mtim` and `st_ctim`).
     static func times(of status: stat) -> (modified: timespec, changed: timespec) {

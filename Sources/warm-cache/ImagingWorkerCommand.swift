@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WarmCache
 import WarmCacheImaging
 
 /// `warm-cache imaging-worker` (hidden): one of the imaging processes a warm starts. It reads
@@ -12,12 +13,7 @@ struct ImagingWorkerCommand: ParsableCommand {
 
     /// How a warm starts one: this executable with this command.
     static var command: [String] {
-        #if os(Linux)
-        let executable = "/proc/self/exe"
-        #else
-        let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
-        #endif
-        return [executable, configuration.commandName ?? "imaging-worker"]
+        [LibC.executablePath, configuration.commandName ?? "imaging-worker"]
     }
 
     func run() throws {

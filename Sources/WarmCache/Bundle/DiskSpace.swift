@@ -35,9 +35,9 @@ package enum DiskSpace {
     package struct Room: Sendable, Equatable {
         /// The folder measured: `path` itself or its nearest existing ancestor.
         package var folder: String
-        package var bytes: Int
+        package var bytes: Int64
         /// Free inodes (`nil` where the file system does not count them).
-        package var inodes: Int?
+        package var inodes: Int64?
         /// The file system's identity, to tell whether two paths share one.
         package var device: UInt64
     }
@@ -47,13 +47,9 @@ package enum DiskSpace {
     package static func room(at path: String) -> Room? {
         var folder = path.isEmpty ? "." : path
         while true {
-            var info = statvfs()
-            if statvfs(folder, &info) == 0 {
-                var status = stat()
-                let device = stat(folder, &status) == 0 ? UInt64(status.st_dev) : 0
-                let bytes = Int(clamping: UInt64(info.f_bavail) &* UInt64(info.f_frsize))
-                return Room(folder: folder, bytes: bytes, inodes: info.f_files == 0 ? nil : Int(info.f_favail),
-                            device: device)
+            if let free = LibC.freeSpace(at: folder) {
+                return Room(folder: folder, bytes: free.bytes, inodes: free.inodes,
+                            device: LibC.device(of: folder) ?? 0)
             }
             let parent = (folder as NSString).deletingLastPathComponent
             if parent == folder || parent.isEmpty { return nil }
@@ -65,8 +61,8 @@ package enum DiskSpace {
     /// none): where a run that ran out of space ran out.
     package static func fullest(of paths: [String]) -> String? {
         paths.min { a, b in
-            func free(_ path: String) -> Int {
-                guard let room = room(at: path) else { return Int.max }
+            func free(_ path: String) -> Int64 {
+                guard let room = room(at: path) else { return Int64.max }
                 return room.inodes == 0 ? 0 : room.bytes
             }
             return free(a) < free(b)

@@ -4,7 +4,7 @@ import Foundation
 /// (1 KB = 1,000 bytes), as file managers and app stores show sizes. Every byte count a user
 /// reads (messages, summaries, reports, the contact sheet's script) is written this one way.
 package enum ByteCountText {
-    package static func format(_ count: Int) -> String {
+    package static func format(_ count: some BinaryInteger) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]
         var value = Double(count)
         var unit = 0

@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// What `stat(2)` says about a file that changes whenever its bytes do: size, inode, and the
 /// modification and status-change times to the nanosecond.

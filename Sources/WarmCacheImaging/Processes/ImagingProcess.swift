@@ -27,25 +27,20 @@ final class ImagingProcess: @unchecked Sendable {
             close(toChild[1])
             throw ImagingWire.BrokenPipe(description: "cannot create pipes: \(String(cString: strerror(errno)))")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        let arguments = command.map { strdup($0) } + [nil]
-        defer { arguments.forEach { free($0) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, command[0], &actions, nil, arguments, environ)
+        let spawned = LibC.spawn(command, environment: ProcessInfo.processInfo.environment,
+                                 standardInput: toChild[0], standardOutput: fromChild[1])
         close(toChild[0])
         close(fromChild[1])
         Self.spawning.unlock()
         locked = false
-        guard status == 0 else {
+        switch spawned {
+        case .success(let child):
+            pid = child
+        case .failure(let error):
             close(toChild[1])
             close(fromChild[0])
-            throw ImagingWire.BrokenPipe(description: "cannot start \(command[0]): \(String(cString: strerror(status)))")
+            throw ImagingWire.BrokenPipe(description: "cannot start \(command[0]): \(error.text)")
         }
-        pid = child
         jobs = toChild[1]
         replies = fromChild[0]
         do {

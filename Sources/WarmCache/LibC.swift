@@ -1,0 +1,40 @@
+import Foundation
+
+// The C calls whose spelling or meaning differs between the platforms, written once for the
+// package, with the Darwin and Linux branches side by side. Each target that needs more adds an
+// `extension LibC` in a file of this name; scripts/check-portability keeps such calls in them.
+
+/// The C library calls that differ between Apple platforms and Linux.
+package enum LibC {
+    /// Flushes a file's data to the storage medium itself, for what must survive a power loss (a
+    /// bundle's index, its statement). On Apple platforms `fsync` only hands the data to the
+    /// drive, whose cache may lose it; `F_FULLFSYNC` empties that cache too, with everything
+    /// flushed before it. Where a file system does not support it, `fsync` is the best there is.
+    /// Returns `false` when the file could not be flushed (`errno` says why).
+    package static func flushToStorage(_ descriptor: Int32) -> Bool {
+        #if canImport(Darwin)
+        fcntl(descriptor, F_FULLFSYNC) == 0 || fsync(descriptor) == 0
+        #else
+        fsync(descriptor) == 0
+        #endif
+    }
+
+    /// The free bytes and inodes an unprivileged writer has on the file system of `path`
+    /// (`statvfs(2)`), in 64 bits on every platform: Darwin counts inodes in 32 bits, and a
+    /// 32-bit `Int` (watchOS) holds neither. `inodes` is `nil` where the file system counts none.
+    package static func freeSpace(at path: String) -> (bytes: Int64, inodes: Int64?)? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let bytes = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return (bytes.overflow ? Int64.max : Int64(clamping: bytes.partialValue),
+                info.f_files == 0 ? nil : Int64(clamping: UInt64(info.f_favail)))
+    }
+
+    /// The device a file is on, to tell whether two paths share a file system (`st_dev` is a
+    /// signed 32-bit number on Darwin, unsigned 64 on Linux).
+    package static func device(of path: String) -> UInt64? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return UInt64(truncatingIfNeeded: status.st_dev)
+    }
+}
