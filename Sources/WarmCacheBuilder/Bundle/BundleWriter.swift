@@ -612,8 +612,10 @@ public final class BundleWriter: Sendable {
                 }
                 directories.forEach { DurableFile.syncDirectory(URL(fileURLWithPath: $0)) }
                 DurableFile.syncDirectory(objectsURL)
-                try DurableFile.sync(temporary)
             }
+            // Last, the index: on Apple platforms this one flush also puts the blobs above on the
+            // medium (their `fsync` reached only the drive's cache).
+            try DurableFile.syncToStorage(temporary)
             try DurableFile.replace(indexURL, with: temporary)
         }
     }

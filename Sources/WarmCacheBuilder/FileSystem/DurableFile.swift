@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 
 /// File operations that survive a crash: data is flushed to disk before a rename makes it visible.
 ///
@@ -109,6 +110,16 @@ enum DurableFile {
         guard descriptor >= 0 else { throw posixError("opening \(url.lastPathComponent)") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw posixError("flushing \(url.lastPathComponent)") }
+    }
+
+    /// Flushes an existing file to the storage medium itself, with everything flushed before it
+    /// (``LibC/flushToStorage(_:)``): for the index a publication depends on. Slower than
+    /// ``sync(_:)`` on Apple platforms, so called once per publication.
+    static func syncToStorage(_ url: URL) throws {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError("opening \(url.lastPathComponent)") }
+        defer { close(descriptor) }
+        guard LibC.flushToStorage(descriptor) else { throw posixError("flushing \(url.lastPathComponent)") }
     }
 
     /// Atomically puts `source` at `destination` (replacing what was there) and flushes the directory.

@@ -102,8 +102,10 @@ package struct BundleSigner: Sendable {
         do {
             try data.write(to: temporary)
             let handle = try FileHandle(forUpdating: temporary)
-            try handle.synchronize()
-            try handle.close()
+            defer { try? handle.close() }
+            guard LibC.flushToStorage(handle.fileDescriptor) else {
+                throw SigningError("flushing: \(String(cString: strerror(errno)))")
+            }
             guard rename(temporary.path, statementURL.path) == 0 else {
                 throw SigningError("renaming: \(String(cString: strerror(errno)))")
             }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import WarmCache
 
@@ -422,9 +421,13 @@ struct UpdateRun {
                                                 withIntermediateDirectories: true)
                 try BundleUpdater.atomicReplace(destination, with: verifiedURL(of: blob))
             }
+            // The index the app will open, on the medium itself (with the blobs before it) before
+            // it replaces the installed one.
             let handle = try FileHandle(forUpdating: incomingIndex)
-            try handle.synchronize()
-            try handle.close()
+            defer { try? handle.close() }
+            guard LibC.flushToStorage(handle.fileDescriptor) else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
             try? fileManager.removeItem(at: updater.previousIndexURL)
             if fileManager.fileExists(atPath: updater.installedIndexURL.path) {
                 try fileManager.linkItem(at: updater.installedIndexURL, to: updater.previousIndexURL)
