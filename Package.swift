@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 //
 // WarmCache: bake remote images into an offline, content-addressed bundle at build time.
 //
@@ -8,17 +8,38 @@
 //   WarmCacheBuilder   manifest, fetching, bundle writing, the warm pipeline
 //   warm-cache         the command-line front end (ArgumentParser)
 //   WarmCachePlugin    `swift package warm-cache`: runs the CLI in a package (docs/plugin.md)
+//
+// Traits keep an app's dependency graph small (docs/platforms.md compares the alternatives):
+//   Builder       (default) the builder, the CLI, the plugin, their tests and benchmarks: every
+//                 package below but swift-crypto's use by WarmCacheUpdates.
+//   SwiftCrypto   WarmCacheUpdates checks signatures with swift-crypto instead of CryptoKit, which
+//                 only Apple platforms have (Builder enables it).
+// An app that links only the runtime writes `traits: []` on its dependency and resolves no
+// package at all for WarmCache and WarmCacheUpdates on Apple platforms.
 import PackageDescription
+
+/// A dependency only the builder side (trait `Builder`) uses.
+func builder(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["Builder"]))
+}
 
 let package = Package(
     name: "WarmCache",
-    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
+    // The runtime's minimums; the builder and CLI run on macOS 13 or later (docs/platforms.md).
+    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "WarmCache", targets: ["WarmCache"]),
         .library(name: "WarmCacheUpdates", targets: ["WarmCacheUpdates"]),
         .library(name: "WarmCacheBuilder", targets: ["WarmCacheBuilder"]),
         .executable(name: "warm-cache", targets: ["warm-cache"]),
         .plugin(name: "WarmCachePlugin", targets: ["WarmCachePlugin"]),
+    ],
+    traits: [
+        .trait(name: "Builder", description: "The warm-cache tool, its plugin and the builder library",
+               enabledTraits: ["SwiftCrypto"]),
+        .trait(name: "SwiftCrypto",
+               description: "WarmCacheUpdates verifies with swift-crypto (needed where CryptoKit is missing: Linux)"),
+        .default(enabledTraits: ["Builder"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -43,9 +64,23 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
+        // libwebp and libjpeg, which the shim calls directly for quality-search trials. Through
+        // pkg-config, not a bare linked library: SwiftPM then passes their `-L` (Homebrew's
+        // /opt/homebrew/lib is no default linker path on Apple Silicon).
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"]), .brew(["webp"])]
+        ),
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]
+        ),
         // Fixed-argument wrappers around libvips' variadic C API (Swift cannot call variadics).
-        .target(name: "CVipsShim", dependencies: ["CVips"],
-                linkerSettings: [.linkedLibrary("gmodule-2.0"), .linkedLibrary("webp"), .linkedLibrary("jpeg")]),
+        // gmodule sits beside glib, whose `-L` vips.pc already gives.
+        .target(name: "CVipsShim", dependencies: ["CVips", "CWebP", "CJPEG"],
+                linkerSettings: [.linkedLibrary("gmodule-2.0")]),
 
         // MARK: Runtime
         .target(name: "WarmCache", dependencies: ["CSQLite"]),
@@ -53,7 +88,10 @@ let package = Package(
         // reader above stays Foundation + SQLite. Crypto is CryptoKit on Apple platforms.
         .target(
             name: "WarmCacheUpdates",
-            dependencies: ["WarmCache", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "WarmCache",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+            ]
         ),
 
         // MARK: Builder
@@ -62,7 +100,6 @@ let package = Package(
             dependencies: [
                 "WarmCache",
                 "CVipsShim",
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -70,13 +107,13 @@ let package = Package(
             dependencies: [
                 "WarmCache",
                 "WarmCacheImaging",
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
+                builder("Yams", "Yams"),
+                builder("AsyncHTTPClient", "async-http-client"),
+                builder("NIOCore", "swift-nio"),
+                builder("NIOPosix", "swift-nio"),
+                builder("NIOHTTP1", "swift-nio"),
+                builder("Crypto", "swift-crypto"),
+                builder("Logging", "swift-log"),
             ]
         ),
         .executableTarget(
@@ -85,8 +122,8 @@ let package = Package(
                 "WarmCacheBuilder",
                 "WarmCacheImaging",
                 "WarmCacheUpdates",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+                builder("ArgumentParser", "swift-argument-parser"),
+                builder("Logging", "swift-log"),
             ]
         ),
 
@@ -116,7 +153,7 @@ let package = Package(
             dependencies: [
                 "WarmCacheBuilder",
                 "WarmCacheTestSupport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                builder("ArgumentParser", "swift-argument-parser"),
             ],
             path: "Benchmarks/warm-cache-bench"
         ),
@@ -126,9 +163,9 @@ let package = Package(
         .target(
             name: "WarmCacheTestSupport",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                builder("NIOCore", "swift-nio"),
+                builder("NIOPosix", "swift-nio"),
+                builder("NIOHTTP1", "swift-nio"),
             ],
             path: "Tests/WarmCacheTestSupport"
         ),
@@ -138,7 +175,7 @@ let package = Package(
             name: "WarmCacheBuilderTests",
             dependencies: [
                 "WarmCacheBuilder", "WarmCacheTestSupport", "CSQLite",
-                .product(name: "Logging", package: "swift-log"),
+                builder("Logging", "swift-log"),
             ]
         ),
         .testTarget(
@@ -152,10 +189,10 @@ let package = Package(
             name: "WarmCacheEndToEndTests",
             dependencies: [
                 "WarmCache", "WarmCacheBuilder", "WarmCacheImaging", "WarmCacheUpdates", "WarmCacheTestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                builder("Logging", "swift-log"),
                 // The HTTP stack's errors, to check the fetcher's words for them.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                builder("AsyncHTTPClient", "async-http-client"),
+                builder("NIOCore", "swift-nio"),
             ],
             resources: [.copy("Fixtures")]
         ),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A public Ed25519 key whose signed statements an app trusts: the line `warm-cache keygen`

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The publisher's secret Ed25519 key, which signs statements (`warm`, `merge`, `sign`).

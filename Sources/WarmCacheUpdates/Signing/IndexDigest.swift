@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// What a statement says about an index file: its SHA-256 and its size. Two indexes with the
