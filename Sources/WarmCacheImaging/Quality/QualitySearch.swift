@@ -209,7 +209,7 @@ struct DecodedPixels {
             switch format {
             case .webp:
                 wc_webp_decode8(buffer.baseAddress, buffer.count, Int32(bands), &width, &height, &length)
-            case .jpeg where bands == 3:
+            case .jpeg where bands == 3 && JPEGTrials.decodesAsLibvips:
                 wc_jpeg_decode8(buffer.baseAddress, buffer.count, &width, &height, &length)
             default:
                 wc_decode_pixels8(buffer.baseAddress, buffer.count, Int32(bands), &width, &height, &length)
