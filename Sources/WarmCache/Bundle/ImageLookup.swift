@@ -8,7 +8,7 @@ import Foundation
 ///     let images: any ImageLookup   // a CacheBundle, or a LayeredCacheBundle once updates arrive
 ///
 ///     func file(for url: URL, in size: PointSize, scale: Double) -> URL? {
-///         (try? images.bestImage(for: url, size: size, scale: scale, accepting: [.webp, .jpeg]))?.fileURL
+///         (try? images.bestImage(for: url, size: size, scale: scale))?.fileURL
 ///     }
 /// }
 /// ```
@@ -40,8 +40,7 @@ extension ImageLookup {
     /// decodes, or `nil` if the bundle has none.
     ///
     /// ```swift
-    /// let hit = try bundle.bestImage(for: url, size: PointSize(width: 100, height: 100), scale: 3,
-    ///                                accepting: [.avif, .webp, .jpeg])
+    /// let hit = try bundle.bestImage(for: url, size: PointSize(width: 100, height: 100), scale: 3)
     /// ```
     ///
     /// The answer is the smallest variant whose pixels cover `size x scale` for its fit mode, else
@@ -55,8 +54,9 @@ extension ImageLookup {
     ///     normalised it (see ``SourceIdentifier``).
     ///   - size: The view's size in points. A side of 0 leaves it unconstrained.
     ///   - scale: The screen's scale (pixels per point), e.g. a trait collection's `displayScale`.
-    ///   - accepting: The formats the caller decodes, best first (JPEG, then PNG, by default).
-    ///     List only what the device decodes: WebP from iOS 14, AVIF from iOS 16.
+    ///   - accepting: The formats the caller decodes, best first. By default
+    ///     ``ImageFormat/decodedHere``: what this device's system decoders read (AVIF from iOS 16,
+    ///     WebP from iOS 14), smallest files first. Pass a list when images go to another decoder.
     ///   - fit: only variants of this fit mode (any when `nil`).
     ///   - processors: which processed variants may answer. `nil` (the default) means unprocessed ones
     ///     only, unless `preset` is given, then any the preset lists; pass `.any` for any variant,
@@ -67,7 +67,7 @@ extension ImageLookup {
     ///   source (a miss, to be loaded from the network).
     /// - Throws: ``CacheBundleError`` (`corruptIndex`) when the index cannot be read.
     public func bestImage(for url: URL, size: PointSize, scale: Double,
-                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
+                          accepting: [ImageFormat] = ImageFormat.decodedHere, fit: FitMode.Kind? = nil,
                           processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         try bestImage(for: SourceIdentifier(url.absoluteString), size: size, scale: scale, accepting: accepting,
                       fit: fit, processors: processors, preset: preset)
@@ -83,7 +83,7 @@ extension ImageLookup {
     /// Parameters, rules and errors are those of
     /// ``ImageLookup/bestImage(for:size:scale:accepting:fit:processors:preset:)-(URL,_,_,_,_,_,_)``.
     public func bestImage(for source: String, size: PointSize, scale: Double,
-                          accepting: [ImageFormat] = [.jpeg, .png], fit: FitMode.Kind? = nil,
+                          accepting: [ImageFormat] = ImageFormat.decodedHere, fit: FitMode.Kind? = nil,
                           processors: ProcessorFilter? = nil, preset: String? = nil) throws -> CachedImage? {
         try bestImage(for: SourceIdentifier(source), size: size, scale: scale, accepting: accepting,
                       fit: fit, processors: processors, preset: preset)
@@ -106,8 +106,7 @@ extension ImageLookup {
     ///
     /// ```swift
     /// // The next screen of a feed:
-    /// bundle.prefetch(upcoming.map(\.imageURL), size: PointSize(width: 120, height: 120), scale: 3,
-    ///                 accepting: [.avif, .webp, .jpeg])
+    /// bundle.prefetch(upcoming.map(\.imageURL), size: PointSize(width: 120, height: 120), scale: 3)
     /// ```
     ///
     /// Returns at once. Duplicate requests, in this call or in concurrent ones, read each blob
@@ -120,14 +119,14 @@ extension ImageLookup {
     ///     ``ImageLookup/bestImage(for:size:scale:accepting:fit:processors:preset:)-(URL,_,_,_,_,_,_)``.
     ///   - size: The size, in points, of the views that will show them.
     ///   - scale: The screen's scale.
-    ///   - accepting: The formats the caller decodes, best first.
+    ///   - accepting: The formats the caller decodes, best first (what this device decodes by default).
     ///   - fit: Only variants of this fit mode (any when `nil`).
     ///   - processors: Which processed variants may answer, as for a lookup.
     ///   - preset: Only variants of this manifest preset (any when `nil`).
     ///   - priority: The priority of the background task (`.utility` by default).
     /// - Returns: The task doing the work; its value says what it did.
     @discardableResult
-    public func prefetch(_ urls: [URL], size: PointSize, scale: Double, accepting: [ImageFormat] = [.jpeg, .png],
+    public func prefetch(_ urls: [URL], size: PointSize, scale: Double, accepting: [ImageFormat] = ImageFormat.decodedHere,
                          fit: FitMode.Kind? = nil, processors: ProcessorFilter? = nil, preset: String? = nil,
                          priority: TaskPriority = .utility) -> Task<PrefetchSummary, Never> {
         BlobPrefetcher.shared.prefetch(urls.map { SourceIdentifier($0.absoluteString) }, priority: priority) { source in

@@ -1,3 +1,4 @@
+import WarmCache
 import WarmCacheImaging
 import Yams
 
