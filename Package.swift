@@ -26,7 +26,7 @@ func builder(_ product: String, _ package: String) -> Target.Dependency {
 let package = Package(
     name: "WarmCache",
     // The runtime's minimums; the builder and CLI run on macOS 13 or later (docs/platforms.md).
-    platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
+    platforms: [.iOS(.v15), .macOS(.v13), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "WarmCache", targets: ["WarmCache"]),
         .library(name: "WarmCacheUpdates", targets: ["WarmCacheUpdates"]),
@@ -90,7 +90,9 @@ let package = Package(
             name: "WarmCacheUpdates",
             dependencies: [
                 "WarmCache",
-                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["SwiftCrypto"])),
+                // Off Apple platforms only: there CryptoKit has the same API (Crypto.swift).
+                .product(name: "Crypto", package: "swift-crypto",
+                         condition: .when(platforms: [.linux, .android, .windows, .wasi, .openbsd], traits: ["SwiftCrypto"])),
             ]
         ),
 

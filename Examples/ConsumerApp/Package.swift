@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 //
 // A small app that uses WarmCache the way a real one does: `swift package warm-cache` bakes the
 // images of warm-cache.yml into Sources/ConsumerApp/Resources/Images.warmcache, and the app opens
@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "ConsumerApp",
-    platforms: [.macOS(.v12), .iOS(.v15)],
+    platforms: [.macOS(.v13), .iOS(.v15)],
     dependencies: [
         // The WarmCache checkout this example lives in. A real app writes
         // .package(url: "https://…/WarmCache.git", from: "…") instead.
