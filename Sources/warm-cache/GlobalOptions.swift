@@ -64,7 +64,7 @@ enum Console {
     }
 
     /// `0 B`, `812 B`, `14.2 KB`, `3.1 MB` (``ByteCountText``: decimal units, as file managers show them).
-    static func bytes(_ count: Int) -> String {
+    static func bytes(_ count: some BinaryInteger) -> String {
         ByteCountText.format(count)
     }
 }

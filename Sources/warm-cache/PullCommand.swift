@@ -93,9 +93,9 @@ struct PullCommand: AsyncParsableCommand {
         } ?? "an unsigned version"
         switch result.outcome {
         case .upToDate:
-            Console.line("up to date: \(result.bundleURL.path) at \(release); \(result.requests) request"
-                + (result.indexBytes > 0 ? ", index re-sent unchanged" : result.statementBytes > 0
-                    ? ", statement \(Console.bytes(result.statementBytes))" : ", nothing downloaded"))
+            let transferred = result.indexBytes > 0 ? ", index re-sent unchanged" : result.statementBytes > 0
+                ? ", statement \(Console.bytes(result.statementBytes))" : ", nothing downloaded"
+            Console.line("up to date: \(result.bundleURL.path) at \(release); \(result.requests) request" + transferred)
         case .updated:
             Console.line("updated \(result.bundleURL.path) to \(release): index \(Console.bytes(result.indexBytes)), "
                 + "\(result.blobsDownloaded) blobs \(Console.bytes(result.blobBytesDownloaded)) downloaded, "
@@ -111,18 +111,18 @@ struct PullJSON: Encodable {
     var outcome: UpdateResult.Outcome
     var path: String
     var requests: Int
-    var version: Int?
+    var version: Int64?
     var expiresAt: Date?
     var keyID: String?
-    var statementBytes: Int
-    var indexBytes: Int
+    var statementBytes: Int64
+    var indexBytes: Int64
     var blobsDownloaded: Int
-    var blobBytesDownloaded: Int
+    var blobBytesDownloaded: Int64
     var blobsReused: Int
     var blobsReferenced: Int
-    var blobBytesReferenced: Int
+    var blobBytesReferenced: Int64
     var blobsRemoved: Int
-    var bytesDownloaded: Int
+    var bytesDownloaded: Int64
 
     init(_ result: UpdateResult) {
         outcome = result.outcome

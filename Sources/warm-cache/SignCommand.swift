@@ -26,7 +26,7 @@ struct SignCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("The version: higher than the bundle's current statement's (default: one more).",
                                valueName: "n"))
-    var version: Int?
+    var version: Int64?
 
     @Option(help: ArgumentHelp("How long the statement stays current (default 30d).", valueName: "duration"))
     var expires: String?

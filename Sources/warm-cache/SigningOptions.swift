@@ -10,7 +10,7 @@ import WarmCacheUpdates
 struct SigningRequest {
     /// `--key FILE`; `nil`: the key in `WARM_CACHE_SIGNING_KEY`, if any.
     var keyFile: String?
-    var version: Int?
+    var version: Int64?
     var expires: String?
     /// The option names as this command spells them, for messages.
     var keyOption: String
@@ -83,7 +83,7 @@ struct SigningOptions: ParsableArguments {
     @Option(name: .customLong("sign-version"),
             help: ArgumentHelp("The signed version (default: one more than the bundle's current statement's).",
                                valueName: "n"))
-    var version: Int?
+    var version: Int64?
 
     @Option(name: .customLong("sign-expires"),
             help: ArgumentHelp("How long the signature stays current (default 30d).", valueName: "duration"))

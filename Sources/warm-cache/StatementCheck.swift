@@ -8,7 +8,7 @@ import WarmCacheUpdates
 enum StatementCheck {
     /// `inspect --json`'s `statement` object.
     struct Summary: Encodable, Equatable {
-        var version: Int
+        var version: Int64
         /// The key ids its signatures name (not checked here: `verify --public-key` does).
         var keyIDs: [String]
         var signedAt: String

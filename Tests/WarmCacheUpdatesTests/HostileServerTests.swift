@@ -200,7 +200,7 @@ struct HostileServerTests {
 
     /// Publishes `index` with a statement signed by the publisher's key (version 3).
     func publishSigned(_ index: [UInt8], _ setup: Setup) throws {
-        let statement = BundleStatement(index: IndexDigest(sha256: ContentHash.sha256(Data(index)), byteCount: index.count),
+        let statement = BundleStatement(index: IndexDigest(sha256: ContentHash.sha256(Data(index)), byteCount: Int64(index.count)),
                                         version: 3, signedAt: Date(), expiresAt: Date().addingTimeInterval(86_400))
         Release(index: index, statement: Array(try statement.signed(by: TestKeys.publisher))).serve(on: setup.server)
     }

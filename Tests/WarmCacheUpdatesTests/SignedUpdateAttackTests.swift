@@ -60,7 +60,7 @@ struct SignedUpdateAttackTests {
     /// What an attack should come to: refused by the named check, or (key rotation) accepted.
     enum Outcome: Sendable, Equatable {
         case refused(String)
-        case installed(version: Int, keyID: String)
+        case installed(version: Int64, keyID: String)
     }
 
     struct Attack: Sendable, CustomTestStringConvertible {
@@ -71,9 +71,9 @@ struct SignedUpdateAttackTests {
     }
 
     /// A statement naming `index` that `key` signed.
-    static func statement(for index: [UInt8], version: Int, key: BundleSigningKey, signedAt: Date = Date(),
+    static func statement(for index: [UInt8], version: Int64, key: BundleSigningKey, signedAt: Date = Date(),
                           validity: TimeInterval = 86_400) throws -> [UInt8] {
-        let statement = BundleStatement(index: IndexDigest(sha256: ContentHash.sha256(Data(index)), byteCount: index.count),
+        let statement = BundleStatement(index: IndexDigest(sha256: ContentHash.sha256(Data(index)), byteCount: Int64(index.count)),
                                         version: version, signedAt: signedAt, expiresAt: signedAt.addingTimeInterval(validity))
         return Array(try statement.signed(by: key))
     }

@@ -19,6 +19,19 @@ struct StatementFormatTests {
             + #""indexSHA256":"\#(Self.index.sha256)","signedAt":"2025-06-15T15:06:40Z","version":42}"#)
     }
 
+    @Test("versions and index sizes past 2^31 sign and verify (Int64 everywhere, as on 32-bit watchOS)",
+          arguments: [Int64(3_000_000_000), BundleStatement.maximumVersion])
+    func largeVersions(version: Int64) throws {
+        let index = IndexDigest(sha256: Self.index.sha256, byteCount: 5_000_000_000)
+        let statement = BundleStatement(index: index, version: version, signedAt: Self.signedAt,
+                                        expiresAt: Self.signedAt.addingTimeInterval(86_400))
+        let read = try SignedStatement.verify(try statement.signed(by: TestKeys.publisher),
+                                              trustedKeys: [TestKeys.publisher.publicKey])
+        #expect(read.statement.version == version && read.statement.index.byteCount == 5_000_000_000)
+        let progress = UpdateProgress(phase: .downloadingBlobs, bytesDone: 3_000_000_000, bytesTotal: 6_000_000_000)
+        #expect(progress.bytesTotal - progress.bytesDone == 3_000_000_000)
+    }
+
     @Test("a signature signs DSSE's pre-authentication encoding of the payload")
     func preAuthenticationEncoding() throws {
         let payload = Data("{}".utf8)

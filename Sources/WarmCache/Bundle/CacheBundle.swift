@@ -316,7 +316,7 @@ public final class CacheBundle: ImageLookup {
         var status = stat()
         guard objectsDirectory >= 0,
               path.withCString({ fstatat(objectsDirectory, $0 + inObjects, &status, AT_SYMLINK_NOFOLLOW) }) == 0,
-              status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) == record.byteCount
+              status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == Int64(record.byteCount)
         else { return nil }
         return CachedImage(record: record, path: path, bundleURL: url, memoryCache: memoryCache)
     }

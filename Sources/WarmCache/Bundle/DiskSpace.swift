@@ -81,7 +81,7 @@ package enum DiskSpace {
     /// holding /srv/Images.warmcache is full: this needs roughly 3.1 MB, 412.0 KB is free".
     /// `outOfInodes` (``isOutOfInodes(at:)``, measured when the work failed) says it ran out of
     /// room for files instead.
-    package static func shortage(at path: String, needed: Int?, outOfInodes: Bool = false) -> String {
+    package static func shortage(at path: String, needed: Int64?, outOfInodes: Bool = false) -> String {
         if outOfInodes || isOutOfInodes(at: path) {
             return "the disk holding \(path) has no room for more files (it has no free inodes)"
         }

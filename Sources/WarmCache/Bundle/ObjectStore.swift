@@ -87,6 +87,6 @@ package enum ObjectStore {
     /// it is not there. One `lstat`: writers call it once per blob.
     package static func fileSize(atPath path: String) -> Int? {
         var status = stat()
-        return lstat(path, &status) == 0 ? Int(status.st_size) : nil
+        return lstat(path, &status) == 0 ? Int(exactly: status.st_size) : nil
     }
 }

@@ -16,7 +16,8 @@ package enum IndexValidation {
     /// The largest pixel side a variant may claim (far beyond any encoder's limit).
     package static let maximumPixelSide = 1 << 20
     /// The largest blob a variant may claim: 4 GiB.
-    package static let maximumBlobBytes = 1 << 32
+    /// 4 GiB; `Int.max` where `Int` has 32 bits (watchOS), which holds no larger file anyway.
+    package static let maximumBlobBytes = Int(clamping: Int64(1) << 32)
     /// The longest cache key a reader accepts.
     package static let maximumKeyBytes = 1 << 16
 

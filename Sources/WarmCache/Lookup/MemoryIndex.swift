@@ -242,7 +242,7 @@ final class MemoryIndex: @unchecked Sendable {
         // Sized once: growing by doubling would hold up to twice the memory, and leave the freed
         // halves to the allocator.
         let count = try connection.statement("SELECT count(*) AS variants FROM \(IndexSchema.Variants.table)")
-        if try count.step(), let rows = count.strictInt("variants"), rows > 0, rows <= Int(UInt32.max) {
+        if try count.step(), let rows = count.strictInt("variants"), rows > 0, UInt64(rows) <= UInt64(UInt32.max) {
             entries.reserveCapacity(rows)
             hashes.reserveCapacity(rows * 32)
         }
@@ -270,7 +270,7 @@ final class MemoryIndex: @unchecked Sendable {
                 var prefix = escaped + "|"
                 guard prefix.withUTF8({ key.starts(with: $0) }) else { continue }
                 closeRun()
-                guard text.count + escaped.utf8.count < Int(UInt32.max) else { throw MemoryIndexTooLarge() }
+                guard UInt64(text.count) + UInt64(escaped.utf8.count) < UInt64(UInt32.max) else { throw MemoryIndexTooLarge() }
                 let source = Source(hash: escaped.withUTF8(Self.hash), prefix: UInt32(text.count),
                                     prefixLength: UInt32(escaped.utf8.count), firstEntry: UInt32(entries.count),
                                     entryCount: 0)
@@ -279,7 +279,7 @@ final class MemoryIndex: @unchecked Sendable {
             }
             guard var prefix = run?.prefix, prefix.withUTF8({ key.starts(with: $0) }) else { continue }
             let tail = key[prefix.utf8.count...]
-            guard text.count + tail.count < Int(UInt32.max) else { throw MemoryIndexTooLarge() }
+            guard UInt64(text.count) + UInt64(tail.count) < UInt64(UInt32.max) else { throw MemoryIndexTooLarge() }
             guard let processors = processorNumbers[fields.processors]
                     ?? (processorTokens.count <= Int(UInt16.max) ? UInt16(processorTokens.count) : nil)
             else { throw MemoryIndexTooLarge() }

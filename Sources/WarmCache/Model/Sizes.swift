@@ -31,7 +31,7 @@ public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Width × height: the number of pixels.
-    public var area: Int { width * height }
+    public var area: Int { Int(clamping: Int64(width) * Int64(height)) }
     /// `<width>x<height>`, e.g. `600x400`.
     public var description: String { "\(width)x\(height)" }
 }

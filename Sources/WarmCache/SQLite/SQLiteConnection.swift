@@ -134,8 +134,8 @@ package final class SQLiteConnection {
     }
 
     /// The rowid of the row the last successful `INSERT` on this connection added.
-    package var lastInsertRowID: Int {
-        Int(sqlite3_last_insert_rowid(handle))
+    package var lastInsertRowID: Int64 {
+        sqlite3_last_insert_rowid(handle)
     }
 
     /// The most recent error message of this connection.

@@ -69,12 +69,13 @@ package final class SQLiteStatement {
                         return sqlite3_bind_text(handle, index, "", 0, Self.transient)  // '' (a nil pointer binds NULL)
                     }
                     return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
+                        sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(bytes.count), Self.transient,
+                                            UInt8(SQLITE_UTF8))
                     }
                 }
             case .blob(let data):
                 code = data.withUnsafeBytes { buffer in
-                    sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+                    sqlite3_bind_blob64(handle, index, buffer.baseAddress, sqlite3_uint64(buffer.count), Self.transient)
                 }
             }
             guard code == SQLITE_OK else { throw error(code, "binding parameter \(index)") }
@@ -178,8 +179,10 @@ package final class SQLiteStatement {
     /// The integer in a column, or `nil` unless the row stores an INTEGER there.
     package func strictInt(_ column: some SQLiteColumnReference) -> Int? {
         let position = column.position(in: self)
+        // `nil` too for a value a 32-bit `Int` (watchOS) cannot hold: an untrusted index's row is
+        // then invalid, never a trap.
         return sqlite3_column_type(handle, position) == SQLITE_INTEGER
-            ? Int(sqlite3_column_int64(handle, position)) : nil
+            ? Int(exactly: sqlite3_column_int64(handle, position)) : nil
     }
 
     /// The UTF-8 bytes of a TEXT column, without copying; valid until the statement steps or resets.
@@ -191,14 +194,21 @@ package final class SQLiteStatement {
         return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, position)))
     }
 
-    /// The column as an integer, as SQLite converts it (0 for NULL).
+    /// The column as an integer, as SQLite converts it (0 for NULL), clamped to what `Int` holds
+    /// (32 bits on watchOS).
     package func int(_ column: some SQLiteColumnReference) -> Int {
-        Int(sqlite3_column_int64(handle, column.position(in: self)))
+        Int(clamping: sqlite3_column_int64(handle, column.position(in: self)))
+    }
+
+    /// The column as a 64-bit integer, as SQLite converts it (0 for NULL): byte totals and
+    /// versions, which pass 2^31 where `Int` has 32 bits.
+    package func int64(_ column: some SQLiteColumnReference) -> Int64 {
+        sqlite3_column_int64(handle, column.position(in: self))
     }
 
     package func optionalInt(_ column: some SQLiteColumnReference) -> Int? {
         let position = column.position(in: self)
-        return isNull(at: position) ? nil : Int(sqlite3_column_int64(handle, position))
+        return isNull(at: position) ? nil : Int(clamping: sqlite3_column_int64(handle, position))
     }
 
     package func optionalDouble(_ column: some SQLiteColumnReference) -> Double? {

@@ -72,7 +72,7 @@ final class StagingDatabase {
                 } catch let error as SQLiteError where error.isConstraint {
                     throw IndexBuilderError.inconsistent("source \(text(values.first)) is listed twice")
                 }
-                sourceID = connection.lastInsertRowID
+                sourceID = Int(connection.lastInsertRowID)  // the builder runs where Int has 64 bits
             case .placeholders:
                 try connection.statement(slot: Slot.placeholder, Insert.placeholder).bind([.int(sourceID)] + values).run()
             case .variants:

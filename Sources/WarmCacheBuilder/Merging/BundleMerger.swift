@@ -96,7 +96,7 @@ public struct BundleMerger: Sendable {
                 let outOfInodes = DiskSpace.isOutOfInodes(at: output.path)
                 writer.abandon()
                 throw BundleMergeError(.fileSystem, "out of disk space: "
-                    + DiskSpace.shortage(at: output.path, needed: needed, outOfInodes: outOfInodes)
+                    + DiskSpace.shortage(at: output.path, needed: Int64(needed), outOfInodes: outOfInodes)
                     + "; free some space there or merge into another disk (-o), then run again; "
                     + "\(output.path) is unchanged and this merge's files were removed")
             }

@@ -109,7 +109,7 @@ struct WarmEnding {
         let outOfInodes = DiskSpace.isOutOfInodes(at: full)
         await BlockingWork.run { writer.abandon() }
         let message = "out of disk space: "
-            + DiskSpace.shortage(at: full, needed: needed, outOfInodes: outOfInodes)
+            + DiskSpace.shortage(at: full, needed: Int64(needed), outOfInodes: outOfInodes)
             + "; free some space there, or put the bundle (-o) or the cache (--cache-dir) on another disk, "
             + "then run again; \(plan.output.path) is unchanged and this run's files were removed"
         return await failure(.outOfSpace, message)

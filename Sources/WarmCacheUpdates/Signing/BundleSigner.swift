@@ -34,7 +34,7 @@ package struct BundleSigner: Sendable {
     ///   - keepIfCurrent: keep the current statement, writing nothing, when it already names this
     ///     index, is signed by this key and has at least half of `validity` left (a re-warm that
     ///     changed nothing then changes no file, and clients keep getting `304`).
-    package func sign(version: Int? = nil, validity: TimeInterval = defaultValidity, keepIfCurrent: Bool = false,
+    package func sign(version: Int64? = nil, validity: TimeInterval = defaultValidity, keepIfCurrent: Bool = false,
                       now: Date = Date()) throws(SigningError) -> Outcome {
         guard validity >= 1, validity <= 100 * 365 * 86_400 else {
             throw SigningError("a statement must stay valid between 1 second and 100 years; give e.g. --expires 30d")

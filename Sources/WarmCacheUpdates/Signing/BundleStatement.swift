@@ -25,15 +25,15 @@ package struct BundleStatement: Sendable, Equatable {
     /// Signatures looked at, at most (more are ignored).
     package static let maximumSignatures = 16
     /// The highest version: 2^53 − 1, exact in every JSON implementation.
-    package static let maximumVersion = 9_007_199_254_740_991
+    package static let maximumVersion: Int64 = 9_007_199_254_740_991
 
     package var index: IndexDigest
-    package var version: Int
+    package var version: Int64
     /// Whole seconds (the payload stores them so).
     package var signedAt: Date
     package var expiresAt: Date
 
-    package init(index: IndexDigest, version: Int, signedAt: Date, expiresAt: Date) {
+    package init(index: IndexDigest, version: Int64, signedAt: Date, expiresAt: Date) {
         self.index = index
         self.version = version
         self.signedAt = Date(timeIntervalSince1970: signedAt.timeIntervalSince1970.rounded(.down))
@@ -105,8 +105,8 @@ package struct BundleStatement: Sendable, Equatable {
     struct Payload: Codable {
         var format: Int
         var indexSHA256: String
-        var indexByteCount: Int
-        var version: Int
+        var indexByteCount: Int64
+        var version: Int64
         var signedAt: String
         var expiresAt: String
     }

@@ -5,9 +5,9 @@ import Foundation
 package struct IndexDigest: Sendable, Hashable, Codable, CustomStringConvertible {
     /// 64 lowercase hex digits.
     package var sha256: String
-    package var byteCount: Int
+    package var byteCount: Int64
 
-    package init(sha256: String, byteCount: Int) {
+    package init(sha256: String, byteCount: Int64) {
         self.sha256 = sha256
         self.byteCount = byteCount
     }
@@ -17,10 +17,10 @@ package struct IndexDigest: Sendable, Hashable, Codable, CustomStringConvertible
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var hasher = SHA256()
-        var count = 0
+        var count: Int64 = 0
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
             hasher.update(data: chunk)
-            count += chunk.count
+            count += Int64(chunk.count)
         }
         self.init(sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(), byteCount: count)
     }

@@ -30,9 +30,9 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         /// another release, or one altered on the way.
         case indexMismatch(expected: String, actual: String)
         /// The statement's version is lower than the one installed or shipped in the app.
-        case rollback(offered: Int, installed: Int)
+        case rollback(offered: Int64, installed: Int64)
         /// The statement has the installed (or shipped) version but names another index.
-        case versionReused(version: Int)
+        case versionReused(version: Int64)
         /// The statement expired: the source keeps serving an old one (a freeze) or the publisher
         /// did not sign again in time. The app keeps what it has.
         case expired(at: Date)
@@ -46,13 +46,13 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         /// redirects within the update source's origin.
         case redirectRefused(to: String)
         /// A response was larger than the configured limit or the size the index promised.
-        case tooLarge(limit: Int)
+        case tooLarge(limit: Int64)
         /// A response ended before its announced length.
-        case truncated(expected: Int, received: Int)
+        case truncated(expected: Int64, received: Int64)
         /// A blob's bytes do not hash to the name the index gives them.
         case hashMismatch(expected: String, actual: String)
         /// A blob's size is not the one the index gives it.
-        case sizeMismatch(expected: Int, actual: Int)
+        case sizeMismatch(expected: Int64, actual: Int64)
         /// The downloaded index is not a usable WarmCache index (not SQLite, another application,
         /// damaged, or rows that break the untrusted-input rules).
         case invalidIndex
@@ -69,7 +69,7 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         /// The disk holding the local directory ran out of space or inodes; `needed` is roughly
         /// what the update needs there in all (index and missing blobs), when known. What the
         /// update wrote is removed.
-        case outOfSpace(needed: Int?)
+        case outOfSpace(needed: Int64?)
         /// The local directory holds other files and no bundle: the updater never writes beside
         /// them (nor would a clean-up of a failed update touch them).
         case notABundle

@@ -10,7 +10,7 @@ struct TransferResponse: Sendable {
     /// Response headers, names lowercased.
     var headers: [String: String]
     /// Body bytes received (written to the destination when the status was 200).
-    var byteCount: Int
+    var byteCount: Int64
     /// Lowercase hex SHA-256 of the body (status 200 only).
     var sha256: String?
 
@@ -79,7 +79,7 @@ final class HTTPTransport: @unchecked Sendable {  // URLSession is thread-safe
     /// bytes; other statuses are returned with their body discarded.
     /// - Throws: ``BundleUpdateError`` (`tooLarge`, `truncated`, `redirectRefused`, `timedOut`,
     ///   `tooSlow` past `deadline`, `network`, `fileSystem`) or `CancellationError`.
-    func get(_ url: URL, headers: [String: String] = [:], limit: Int, destination: URL,
+    func get(_ url: URL, headers: [String: String] = [:], limit: Int64, destination: URL,
              deadline: TransferDeadline? = nil) async throws -> TransferResponse
     {
         try Task.checkCancellation()
@@ -153,7 +153,7 @@ final class TaskBox: @unchecked Sendable {
 /// The state of one GET, touched only on the session's serial delegate queue.
 private final class Transfer {
     let url: URL
-    let limit: Int
+    let limit: Int64
     let destination: URL
     let continuation: CheckedContinuation<TransferResponse, Error>
     var response = TransferResponse(status: 0, headers: [:], byteCount: 0)
@@ -165,7 +165,7 @@ private final class Transfer {
     /// Fails the transfer at its deadline, if it has one (``TransferDeadline``).
     let deadlineTimer: DispatchSourceTimer?
 
-    init(url: URL, limit: Int, destination: URL, deadlineTimer: DispatchSourceTimer?,
+    init(url: URL, limit: Int64, destination: URL, deadlineTimer: DispatchSourceTimer?,
          continuation: CheckedContinuation<TransferResponse, Error>) {
         self.url = url
         self.limit = limit
@@ -256,13 +256,15 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard let transfer = transfer(dataTask), transfer.failure == nil else { return }
-        transfer.response.byteCount += data.count
-        guard transfer.response.status == 200 else { return }
-        guard transfer.response.byteCount <= transfer.limit else {
+        transfer.response.byteCount += Int64(data.count)
+        // Any body is bounded, an error page's too (it is only read for its status).
+        let limit = transfer.response.status == 200 ? transfer.limit : max(transfer.limit, 1 << 16)
+        guard transfer.response.byteCount <= limit else {
             transfer.fail(.tooLarge(limit: transfer.limit), "more than \(transfer.limit) bytes arrived")
             dataTask.cancel()
             return
         }
+        guard transfer.response.status == 200 else { return }
         transfer.hasher.update(data: data)
         do {
             try transfer.file?.write(contentsOf: data)
@@ -299,9 +301,9 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
             let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code)
             if code == .cancelled {
                 transfer.continuation.resume(throwing: CancellationError())
-            } else if transfer.response.status == 200, transfer.expectedLength > Int64(received) {
+            } else if transfer.response.status == 200, transfer.expectedLength > received {
                 transfer.continuation.resume(throwing: BundleUpdateError(
-                    .truncated(expected: Int(transfer.expectedLength), received: received), url: transfer.url))
+                    .truncated(expected: transfer.expectedLength, received: received), url: transfer.url))
             } else if code == .timedOut {
                 transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url,
                                                                          detail: PlainReason.of(error)))
@@ -310,9 +312,9 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
                                                                          detail: PlainReason.of(error)))
             }
         } else if transfer.response.status == 200, transfer.expectedLength >= 0,
-                  transfer.expectedLength != Int64(received) {
+                  transfer.expectedLength != received {
             transfer.continuation.resume(throwing: BundleUpdateError(
-                .truncated(expected: Int(transfer.expectedLength), received: received), url: transfer.url))
+                .truncated(expected: transfer.expectedLength, received: received), url: transfer.url))
         } else {
             var response = transfer.response
             if response.status == 200 {

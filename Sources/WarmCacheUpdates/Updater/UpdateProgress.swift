@@ -17,13 +17,13 @@ public struct UpdateProgress: Sendable, Hashable, CustomStringConvertible {
     /// Blobs the update must download (those not on disk and not in a seed bundle).
     public var filesTotal: Int
     /// Blob bytes downloaded so far, of ``bytesTotal``.
-    public var bytesDone: Int
+    public var bytesDone: Int64
     /// Bytes of the blobs in ``filesTotal``.
-    public var bytesTotal: Int
+    public var bytesTotal: Int64
 
     /// A progress report; the updater sends these, apps usually only read them (a preview or a test
     /// of a progress view may build one).
-    public init(phase: Phase, filesDone: Int = 0, filesTotal: Int = 0, bytesDone: Int = 0, bytesTotal: Int = 0) {
+    public init(phase: Phase, filesDone: Int = 0, filesTotal: Int = 0, bytesDone: Int64 = 0, bytesTotal: Int64 = 0) {
         self.phase = phase
         self.filesDone = filesDone
         self.filesTotal = filesTotal

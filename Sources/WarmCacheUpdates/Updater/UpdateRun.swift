@@ -9,9 +9,9 @@ struct UpdateRun {
     let transport: HTTPTransport
     let progress: AsyncStream<UpdateProgress>.Continuation?
     private var requests = 0
-    private var statementBytes = 0
+    private var statementBytes: Int64 = 0
     /// Roughly what this update writes: its index, then the blobs it downloads (once known).
-    private var neededBytes: Int?
+    private var neededBytes: Int64?
     /// The end of the time the whole update may take.
     private let deadline: TransferDeadline
 
@@ -83,7 +83,7 @@ struct UpdateRun {
         let response: TransferResponse
         do {
             response = try await transport.get(
-                updater.statementURL, headers: conditional, limit: BundleStatement.maximumByteCount,
+                updater.statementURL, headers: conditional, limit: Int64(BundleStatement.maximumByteCount),
                 destination: incomingStatement,
                 deadline: .earliest(TransferDeadline(in: updater.configuration.timeout), deadline))
         } catch let error as BundleUpdateError {
@@ -139,8 +139,8 @@ struct UpdateRun {
 
         // 3. The index the statement names, and nothing else.
         let expected = offered.statement.index
-        guard expected.byteCount <= updater.configuration.maximumIndexByteCount else {
-            throw BundleUpdateError(.tooLarge(limit: updater.configuration.maximumIndexByteCount), url: updater.indexURL,
+        guard expected.byteCount <= Int64(updater.configuration.maximumIndexByteCount) else {
+            throw BundleUpdateError(.tooLarge(limit: Int64(updater.configuration.maximumIndexByteCount)), url: updater.indexURL,
                                     detail: "the signed statement says \(expected.byteCount) bytes")
         }
         let incomingIndex = updater.incomingURL.appendingPathComponent(BundleFormat.indexFileName)
@@ -180,7 +180,9 @@ struct UpdateRun {
     /// The digest of the index on disk as the last install recorded it (while the file still has
     /// that size).
     private func installedIndexDigest(_ state: UpdateState?) -> IndexDigest? {
-        guard let state, ObjectStore.fileSize(updater.installedIndexURL) == state.indexByteCount else { return nil }
+        guard let state, ObjectStore.fileSize(updater.installedIndexURL).map(Int64.init) == state.indexByteCount else {
+            return nil
+        }
         return state.index
     }
 
@@ -211,14 +213,14 @@ struct UpdateRun {
         let state = UpdateState.read(from: updater.stateURL)
         let installedSize = ObjectStore.fileSize(updater.installedIndexURL)
         let conditional = state.flatMap { state in
-            state.revalidatedURL == updater.indexURL.absoluteString && installedSize == state.indexByteCount
+            state.revalidatedURL == updater.indexURL.absoluteString && installedSize.map(Int64.init) == state.indexByteCount
                 ? state : nil
         }
         let incomingIndex = updater.incomingURL.appendingPathComponent(BundleFormat.indexFileName)
         requests += 1
         let headers = conditional?.conditionalHeaders ?? [:]
         let response = try await transport.get(updater.indexURL, headers: headers,
-                                               limit: updater.configuration.maximumIndexByteCount,
+                                               limit: Int64(updater.configuration.maximumIndexByteCount),
                                                destination: incomingIndex, deadline: deadline)
         if response.status == 304, !headers.isEmpty {
             return result(.upToDate, indexBytes: 0, statement: nil)
@@ -231,7 +233,7 @@ struct UpdateRun {
                                    validatedURL: updater.indexURL.absoluteString, etag: validators.etag,
                                    lastModified: validators.lastModified, indexByteCount: response.byteCount,
                                    indexSHA256: indexSHA256, installedAt: Date())
-        if let state, state.indexSHA256 == indexSHA256, installedSize == response.byteCount {
+        if let state, state.indexSHA256 == indexSHA256, installedSize.map(Int64.init) == response.byteCount {
             // The same bytes (re-uploaded, or validators not trusted): nothing to install.
             try updater.fileSystem("saving the update state") { try newState.write(to: updater.stateURL) }
             return result(.upToDate, indexBytes: response.byteCount, statement: nil)
@@ -242,7 +244,7 @@ struct UpdateRun {
     // MARK: Index
 
     /// Checks the index, fetches what it lacks, installs it (and its statement) and collects garbage.
-    private mutating func install(_ incomingIndex: URL, indexBytes: Int, statement: (SignedStatement, URL)?,
+    private mutating func install(_ incomingIndex: URL, indexBytes: Int64, statement: (SignedStatement, URL)?,
                                   state: UpdateState) async throws -> UpdateResult {
         // 2. Check the index like any untrusted file.
         let blobs = try checkIndex(at: incomingIndex)
@@ -260,7 +262,7 @@ struct UpdateRun {
                 missing.append(blob)
             }
         }
-        neededBytes = indexBytes + missing.reduce(0) { $0 + $1.byteCount }
+        neededBytes = indexBytes + missing.reduce(Int64(0)) { $0 + Int64($1.byteCount) }
         let downloadedBytes = try await download(missing)
         requests += missing.count
 
@@ -274,12 +276,12 @@ struct UpdateRun {
         summary.blobBytesDownloaded = downloadedBytes
         summary.blobsReused = reused
         summary.blobsReferenced = blobs.count
-        summary.blobBytesReferenced = blobs.reduce(0) { $0 + $1.byteCount }
+        summary.blobBytesReferenced = blobs.reduce(Int64(0)) { $0 + Int64($1.byteCount) }
         summary.blobsRemoved = removed
         return summary
     }
 
-    private func result(_ outcome: UpdateResult.Outcome, indexBytes: Int, statement: SignedStatement?) -> UpdateResult {
+    private func result(_ outcome: UpdateResult.Outcome, indexBytes: Int64, statement: SignedStatement?) -> UpdateResult {
         UpdateResult(outcome: outcome, bundleURL: updater.directory, requests: requests,
                      version: statement?.statement.version, expiresAt: statement?.statement.expiresAt,
                      keyID: statement?.verifiedBy, statementBytes: statementBytes, indexBytes: indexBytes,
@@ -349,14 +351,14 @@ struct UpdateRun {
     }
 
     /// Downloads `blobs`, at most `maximumConcurrentDownloads` at once; returns the bytes.
-    private func download(_ blobs: [BlobReference]) async throws -> Int {
-        let total = blobs.reduce(0) { $0 + $1.byteCount }
+    private func download(_ blobs: [BlobReference]) async throws -> Int64 {
+        let total = blobs.reduce(Int64(0)) { $0 + Int64($1.byteCount) }
         var current = UpdateProgress(phase: .downloadingBlobs, filesTotal: blobs.count, bytesTotal: total)
         progress?.yield(current)
         guard !blobs.isEmpty else { return 0 }
         let width = max(1, updater.configuration.maximumConcurrentDownloads)
         let run = self
-        return try await withThrowingTaskGroup(of: Int.self) { group in
+        return try await withThrowingTaskGroup(of: Int64.self) { group in
             var pending = blobs[...]
             func startNext() {
                 guard let blob = pending.popFirst() else { return }
@@ -375,16 +377,16 @@ struct UpdateRun {
 
     /// Downloads one blob to a partial file, verifies size and hash, and moves it among the
     /// verified blobs.
-    private func fetch(_ blob: BlobReference) async throws -> Int {
+    private func fetch(_ blob: BlobReference) async throws -> Int64 {
         let url = updater.baseURL.appendingPathComponent(blob.relativePath)
         let staged = updater.incomingURL.appendingPathComponent("\(blob.sha256).part")
         defer { try? FileManager.default.removeItem(at: staged) }
         let response: TransferResponse
         do {
-            response = try await transport.get(url, limit: blob.byteCount, destination: staged, deadline: deadline)
+            response = try await transport.get(url, limit: Int64(blob.byteCount), destination: staged, deadline: deadline)
         } catch let error as BundleUpdateError {
             if case .tooLarge = error.kind {
-                throw BundleUpdateError(.sizeMismatch(expected: blob.byteCount, actual: blob.byteCount + 1), url: url,
+                throw BundleUpdateError(.sizeMismatch(expected: Int64(blob.byteCount), actual: Int64(blob.byteCount) + 1), url: url,
                                         detail: "the server sent more bytes than the index lists")
             }
             throw error
@@ -392,8 +394,8 @@ struct UpdateRun {
         guard response.status == 200 else {
             throw BundleUpdateError(.httpStatus(response.status), url: url)
         }
-        guard response.byteCount == blob.byteCount else {
-            throw BundleUpdateError(.sizeMismatch(expected: blob.byteCount, actual: response.byteCount), url: url)
+        guard response.byteCount == Int64(blob.byteCount) else {
+            throw BundleUpdateError(.sizeMismatch(expected: Int64(blob.byteCount), actual: response.byteCount), url: url)
         }
         guard let sha256 = response.sha256, sha256 == blob.sha256 else {
             throw BundleUpdateError(.hashMismatch(expected: blob.sha256, actual: response.sha256 ?? "none"), url: url)

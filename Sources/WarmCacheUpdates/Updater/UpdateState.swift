@@ -10,7 +10,7 @@ struct UpdateState: Codable, Sendable, Equatable {
     var validatedURL: String?
     var etag: String?
     var lastModified: String?
-    var indexByteCount: Int
+    var indexByteCount: Int64
     var indexSHA256: String
     var installedAt: Date
 

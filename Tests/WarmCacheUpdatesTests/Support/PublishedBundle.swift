@@ -75,7 +75,7 @@ struct PublishedBundle {
 
     /// Signs the current index: the next version unless given, valid for `validity` from `now`.
     @discardableResult
-    func sign(with key: BundleSigningKey = TestKeys.publisher, version: Int? = nil,
+    func sign(with key: BundleSigningKey = TestKeys.publisher, version: Int64? = nil,
               validity: TimeInterval = BundleSigner.defaultValidity, now: Date = Date()) throws -> SignedStatement {
         try BundleSigner(bundleURL: directory, key: key).sign(version: version, validity: validity, now: now).statement
     }
