@@ -1,4 +1,5 @@
 import Foundation
+import WarmCacheTestSupport
 
 /// A static file server on 127.0.0.1 in a separate process, so serving costs are not counted
 /// in the tool's own CPU and memory: nginx when it is installed (`scripts/install-deps --tests` brings
@@ -109,7 +110,7 @@ final class LoopbackFileServer {
     }
 
     private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = socket(AF_INET, LoopbackSocket.streamType, 0)
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -126,7 +127,7 @@ final class LoopbackFileServer {
     }
 
     private static func accepts(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = socket(AF_INET, LoopbackSocket.streamType, 0)
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

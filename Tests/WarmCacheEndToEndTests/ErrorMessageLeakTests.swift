@@ -225,8 +225,12 @@ import WarmCacheUpdates
             NSError(domain: NSCocoaErrorDomain, code: 512,
                     userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(ENOTDIR))]),
         ]
+        // A folder inside a regular file: "not a directory" on every system.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("plain-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         do {
-            try FileManager.default.createDirectory(atPath: "/proc/version/x", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: file.appendingPathComponent("x"), withIntermediateDirectories: true)
         } catch { errors.append(error) }
         do {
             try Data("x".utf8).write(to: URL(fileURLWithPath: "/nonexistent-folder/report.json"))

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The socket calls the loopback test ports share.
-enum LoopbackSocket {
+package enum LoopbackSocket {
     #if canImport(Glibc)
-    static let streamType = Int32(SOCK_STREAM.rawValue)
+    package static let streamType = Int32(SOCK_STREAM.rawValue)
     #else
-    static let streamType = SOCK_STREAM
+    package static let streamType = SOCK_STREAM
     #endif
 
     static func withSocketAddress<T>(

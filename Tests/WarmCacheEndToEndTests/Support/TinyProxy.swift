@@ -75,7 +75,7 @@ final class TinyProxy: @unchecked Sendable {
     }
 
     private static func accepts(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, LoopbackSocket.streamType, 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = sockaddr_in()
