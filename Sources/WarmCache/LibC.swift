@@ -37,4 +37,29 @@ package enum LibC {
         guard stat(path, &status) == 0 else { return nil }
         return UInt64(truncatingIfNeeded: status.st_dev)
     }
+
+    /// Calls `handler` when the system runs short of memory (`true` when critical), until it is
+    /// released. A dispatch memory-pressure source on Apple platforms, where the system asks apps
+    /// to give memory back; nothing elsewhere.
+    package final class MemoryPressureObserver: @unchecked Sendable {
+        #if canImport(Darwin)
+        private let source: DispatchSourceMemoryPressure
+        private let handler: @Sendable (_ critical: Bool) -> Void
+
+        package init(_ handler: @escaping @Sendable (_ critical: Bool) -> Void) {
+            self.handler = handler
+            source = DispatchSource.makeMemoryPressureSource(eventMask: [.warning, .critical],
+                                                             queue: .global(qos: .utility))
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.handler(self.source.data.contains(.critical))
+            }
+            source.activate()
+        }
+
+        deinit { source.cancel() }
+        #else
+        package init(_ handler: @escaping @Sendable (_ critical: Bool) -> Void) {}
+        #endif
+    }
 }

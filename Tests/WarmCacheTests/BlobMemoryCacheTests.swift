@@ -32,6 +32,18 @@ struct BlobMemoryCacheTests {
         #expect(cache.byteCount == 60)
     }
 
+    @Test("gives back half its bytes when memory is low and everything when it is critical, oldest first")
+    func memoryPressure() {
+        let cache = BlobMemoryCache(countLimit: 100, byteLimit: 100)
+        for key in ["a", "b", "c", "d"] { cache.insert(bytes(25), forKey: key) }
+        _ = cache.data(forKey: "a")
+        cache.relieveMemoryPressure(critical: false)
+        #expect(cache.byteCount == 50)
+        #expect(cache.contains("a") && cache.contains("d") && !cache.contains("b") && !cache.contains("c"))
+        cache.relieveMemoryPressure(critical: true)
+        #expect(cache.count == 0 && cache.byteCount == 0)
+    }
+
     @Test("replacing a key updates its size")
     func replace() {
         let cache = BlobMemoryCache(countLimit: 10, byteLimit: 100)

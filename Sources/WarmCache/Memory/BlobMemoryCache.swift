@@ -5,6 +5,9 @@ import Foundation
 ///
 /// Both limits hold at all times: inserting evicts the least recently used entries until the
 /// count and the total byte size are within bounds. An entry larger than `byteLimit` is not kept.
+///
+/// On Apple platforms it gives memory back by itself when the system runs short: half its bytes
+/// when memory is low, everything when it is critical (the least recently used first).
 public final class BlobMemoryCache: @unchecked Sendable {
     /// The most entries kept; set with ``CacheBundle/Configuration/memoryCacheCountLimit``.
     public let countLimit: Int
@@ -27,11 +30,16 @@ public final class BlobMemoryCache: @unchecked Sendable {
     private var head: Node?  // most recently used
     private var tail: Node?  // least recently used
     private var totalBytes = 0
+    /// The system's memory-pressure events, while the cache lives (Apple platforms).
+    private var pressure: LibC.MemoryPressureObserver?
 
     /// An empty cache with these limits (negative limits count as 0: nothing is kept).
     package init(countLimit: Int, byteLimit: Int) {
         self.countLimit = max(0, countLimit)
         self.byteLimit = max(0, byteLimit)
+        pressure = LibC.MemoryPressureObserver { [weak self] critical in
+            self?.relieveMemoryPressure(critical: critical)
+        }
     }
 
     /// The number of blobs in memory now.
@@ -72,13 +80,19 @@ public final class BlobMemoryCache: @unchecked Sendable {
         }
     }
 
-    /// Empties the cache, e.g. when the system warns that memory is low. Later reads go to disk
-    /// and fill it again.
-    ///
-    /// ```swift
-    /// NotificationCenter.default.addObserver(forName: UIApplication.didReceiveMemoryWarningNotification,
-    ///                                        object: nil, queue: nil) { _ in bundle.memoryCache.removeAll() }
-    /// ```
+    /// What the cache does when the system runs short of memory: keeps at most half its byte
+    /// limit when memory is low, nothing when it is critical.
+    package func relieveMemoryPressure(critical: Bool) {
+        guard !critical else { return removeAll() }
+        lock.withLock {
+            while totalBytes > byteLimit / 2, let last = tail {
+                remove(last)
+            }
+        }
+    }
+
+    /// Empties the cache. On Apple platforms it does so by itself when memory is critical; call it
+    /// when the app itself needs the memory. Later reads go to disk and fill it again.
     public func removeAll() {
         lock.withLock {
             nodes.removeAll()
