@@ -55,9 +55,11 @@ struct WarmCachePlugin: CommandPlugin {
 #if canImport(XcodeProjectPlugin)
 import XcodeProjectPlugin
 
-/// In an Xcode project (File > Packages, or the project's context menu): the same conventions,
-/// from the project directory. Xcode offers no build service to command plugins, so the tool is
-/// `warm-cache` from the PATH (install it with `swift build -c release --product warm-cache`).
+/// In an Xcode app project (the project's context menu, or File > Packages): the same
+/// conventions, from the project directory. Xcode offers command plugins no build service, so the
+/// tool is an installed `warm-cache` (``ToolLocation``: PATH and the usual install folders), or,
+/// when there is none, one this plugin builds once from the WarmCache checkout Xcode resolved,
+/// in release, into its own work folder.
 extension WarmCachePlugin: XcodeCommandPlugin {
     func performCommand(context: XcodePluginContext, arguments: [String]) throws {
         let directory = context.xcodeProject.directoryURL
@@ -65,13 +67,8 @@ extension WarmCachePlugin: XcodeCommandPlugin {
             directory: directory, targetDirectory: { _ in nil },
             targetNames: context.xcodeProject.targets.map(\.displayName))
         guard let invocation = ToolRun.invocation(arguments, environment) else { return }
-        guard let tool = ToolRun.toolOnPath() else {
-            Diagnostics.error("""
-                \(ToolRun.toolName) is not on the PATH; build it (swift build -c release --product \
-                \(ToolRun.toolName) in a WarmCache checkout) and copy it to /usr/local/bin
-                """)
-            return
-        }
+        guard let tool = ToolLocation.find(ToolRun.toolName)
+            ?? ToolRun.buildFromCheckout(into: context.pluginWorkDirectoryURL) else { return }
         ToolRun.run(tool, invocation, in: directory)
     }
 }
@@ -122,12 +119,50 @@ enum ToolRun {
         }
     }
 
-    /// `warm-cache` in a directory of `PATH`.
-    static func toolOnPath() -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").lazy
-            .map { URL(fileURLWithPath: String($0)).appendingPathComponent(toolName) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    /// The WarmCache package this plugin was compiled from: the checkout a project resolved.
+    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Builds `warm-cache` in release from ``checkout`` into `work` (once; later runs find it up
+    /// to date in seconds) with the Xcode toolchain, and returns it; `nil` after saying why not.
+    /// Everything SwiftPM writes stays in `work`, the one folder a plugin's sandbox lets it write.
+    static func buildFromCheckout(into work: URL) -> URL? {
+        let scratch = work.appendingPathComponent("warm-cache-build")
+        let arguments = ["swift", "build", "-c", "release", "--product", toolName,
+                         "--package-path", checkout.path, "--scratch-path", scratch.path,
+                         "--cache-path", work.appendingPathComponent("swiftpm-cache").path,
+                         "--config-path", work.appendingPathComponent("swiftpm-config").path,
+                         "--security-path", work.appendingPathComponent("swiftpm-security").path,
+                         "--disable-sandbox"]
+        let searched = ToolLocation.folders(path: ProcessInfo.processInfo.environment["PATH"], home: NSHomeDirectory())
+        Diagnostics.remark("no \(toolName) in \(searched.joined(separator: ", ")): building it from \(checkout.path) "
+            + "into \(scratch.path), once")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/xcrun")
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        // pkg-config (Homebrew's pkgconf) finds libvips for SwiftPM: Homebrew's folders first.
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = (["/opt/homebrew/bin", "/usr/local/bin"] + [environment["PATH"] ?? "/usr/bin:/bin"])
+            .joined(separator: ":")
+        process.environment = environment
+        do {
+            try process.run()
+            process.waitUntilExit()
+        } catch {
+            Diagnostics.error("cannot start /usr/bin/xcrun to build \(toolName): \(error.localizedDescription)")
+            return nil
+        }
+        let tool = scratch.appendingPathComponent("release").appendingPathComponent(toolName)
+        guard process.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: tool.path) else {
+            Diagnostics.error("""
+                building \(toolName) failed (its errors are above); install it instead: `brew install vips pkgconf \
+                jpeg-turbo webp`, then `swift build -c release --product \(toolName)` in a WarmCache checkout \
+                and copy .build/release/\(toolName) to /opt/homebrew/bin or /usr/local/bin
+                """)
+            return nil
+        }
+        return tool
     }
 
     private static func quoted(_ argument: String) -> String {

@@ -250,3 +250,22 @@ struct CLIAgreementTests {
         }
     }
 }
+
+@Suite("Finding an installed warm-cache")
+struct ToolLocationTests {
+    @Test("Xcode's bare PATH is searched, then Homebrew's folders, ~/.local/bin and Mint's, each once")
+    func folders() {
+        #expect(ToolLocation.folders(path: "/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin", home: "/Users/ada")
+                == ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin", "/opt/homebrew/bin",
+                    "/Users/ada/.local/bin", "/Users/ada/.mint/bin"])
+        #expect(ToolLocation.folders(path: nil, home: "/h").first == "/opt/homebrew/bin")
+    }
+
+    @Test("an app started from the Finder finds a tool Homebrew installed")
+    func findsHomebrewsTool() {
+        let found = ToolLocation.find("warm-cache", environment: ["PATH": "/usr/bin:/bin", "HOME": "/Users/ada"],
+                                      isExecutable: { $0 == "/opt/homebrew/bin/warm-cache" })
+        #expect(found?.path == "/opt/homebrew/bin/warm-cache")
+        #expect(ToolLocation.find("warm-cache", environment: ["PATH": "/usr/bin"], isExecutable: { _ in false }) == nil)
+    }
+}
