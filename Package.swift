@@ -77,9 +77,15 @@ let package = Package(
             pkgConfig: "libjpeg",
             providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]
         ),
+        // libheif, which the shim calls directly to write AVIF and HEIC with their colours signalled.
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"]), .brew(["libheif"])]
+        ),
         // Fixed-argument wrappers around libvips' variadic C API (Swift cannot call variadics).
         // gmodule sits beside glib, whose `-L` vips.pc already gives.
-        .target(name: "CVipsShim", dependencies: ["CVips", "CWebP", "CJPEG"],
+        .target(name: "CVipsShim", dependencies: ["CVips", "CWebP", "CJPEG", "CHeif"],
                 linkerSettings: [.linkedLibrary("gmodule-2.0")]),
 
         // MARK: Runtime

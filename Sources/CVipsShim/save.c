@@ -35,16 +35,7 @@ wc_save_webp(WCImage *in, const WCSaveOptions *o, void **data, size_t *length)
                                 "strip", o->strip, NULL);
 }
 
-int
-wc_save_heif(WCImage *in, const WCSaveOptions *o, int av1, void **data, size_t *length)
-{
-    wc_vips_load_modules();
-    VipsForeignHeifCompression compression = av1 ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1
-                                                 : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC;
-    return vips_heifsave_buffer(in, data, length, "Q", o->quality, "lossless", o->lossless,
-                                "compression", compression, "effort", o->effort, "bitdepth", 8,
-                                "subsample_mode", subsample_mode(o->subsample), "strip", o->strip, NULL);
-}
+/* wc_save_heif: heif.c. */
 
 int
 wc_save_jxl(WCImage *in, const WCSaveOptions *o, void **data, size_t *length)
