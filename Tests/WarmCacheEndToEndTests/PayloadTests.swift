@@ -55,6 +55,18 @@ import WarmCacheImaging
         #expect(["avif", "webp"].contains(rounded.format), "transparency stays in a format with alpha: \(rounded.format)")
         #expect(variants.allSatisfy { ["avif", "heic", "webp", "jpeg"].contains($0.format) })
 
+        // An iOS 16 device finds every image with the formats the runtime says it decodes, the
+        // lookup's default there; a hard-coded [.webp, .jpeg] misses the AVIFs.
+        let bundle = try CacheBundle(contentsOf: bundleURL)
+        let iOS16 = FormatSupport.decodedFormats(on: .ios, version: "16.0")
+        for source in ["coffee.jpg", "chelsea.jpg", "rounded.png"] {
+            #expect(try bundle.bestImage(for: source, size: PointSize(width: 160, height: 0), scale: 1,
+                                         accepting: iOS16) != nil, "\(source)")
+        }
+        #expect(try ["coffee.jpg", "chelsea.jpg"].contains { source in
+            try bundle.bestImage(for: source, size: PointSize(width: 160, height: 0), scale: 1, accepting: [.webp, .jpeg]) == nil
+        })
+
         // The payload counts each file once, and agrees with the files on disk.
         let payload = try #require(first.payload)
         let listing = try BundleInspector(bundleURL: bundleURL).listing()

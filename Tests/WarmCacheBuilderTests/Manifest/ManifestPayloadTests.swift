@@ -131,6 +131,23 @@ import WarmCacheImaging
         #expect(String(text[begin.upperBound..<end.lowerBound]) == AppPlatforms.markdown)
     }
 
+    @Test("the manifest's decode table is the runtime's, so what smallest bakes is what a device accepts")
+    func oneDecodeTable() {
+        #expect(AppPlatforms.decodeTable.map(\.format) == FormatSupport.firstDecodingVersions.map(\.format))
+        #expect(AppPlatforms.decodeTable.map(\.since) == FormatSupport.firstDecodingVersions.map(\.since))
+        for platform in AppPlatform.allCases {
+            for version in ["4", "11", "13", "14", "16", "17", "26"] {
+                let minimum = AppPlatforms([platform: OSVersion(stringLiteral: version)])
+                let device = FormatSupport.decodedFormats(on: platform, version: OSVersion(stringLiteral: version))
+                #expect(minimum.opaqueCandidates.allSatisfy(device.contains), "\(platform) \(version)")
+                #expect(minimum.alphaCandidates.allSatisfy(device.contains), "\(platform) \(version)")
+            }
+        }
+        #expect(FormatSupport.decodedFormats(on: .ios, version: "16.0") == [.avif, .heic, .webp, .jpeg, .png, .gif])
+        #expect(FormatSupport.decodedFormats(on: .watchos, version: "8.0") == [.heic, .webp, .jpeg, .png, .gif])
+        #expect(ImageFormat.decodedHere == [.avif, .jxl, .heic, .webp, .jpeg, .png, .gif], "Linux: every format")
+    }
+
     @Test func versionsCompareByNumber() {
         #expect(OSVersion(parsing: "16.0")! == OSVersion(parsing: "16")!)
         #expect(OSVersion(parsing: "10.13")! > OSVersion(parsing: "10.9")!)
