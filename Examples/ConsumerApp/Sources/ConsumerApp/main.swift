@@ -42,7 +42,7 @@ print("  \(bundle.info.sourceCount) sources, \(bundle.info.variantCount) variant
 var missing: [String] = []
 for source in sources {
     do {
-        guard let image = try bundle.bestImage(for: source, size: size, scale: scale, accepting: [.webp, .jpeg]) else {
+        guard let image = try bundle.bestImage(for: source, size: size, scale: scale) else {
             print("\(source): no image")
             missing.append(source)
             continue
