@@ -54,11 +54,9 @@ let package = Package(
     ],
     targets: [
         // MARK: System libraries
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
-        ),
+        // SQLite from the SDK on Apple platforms (libsqlite3-dev's headers on Linux): no pkg-config,
+        // which would put Homebrew's macOS library into iOS and watchOS links.
+        .systemLibrary(name: "CSQLite"),
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",

@@ -31,7 +31,9 @@ package enum ObjectStore {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else {
             return "it cannot be listed"
         }
-        let foreign = entries.filter { !isBundleEntry($0) }
+        // Finder's `.DS_Store` and the `._name` files a copy to FAT, exFAT or SMB leaves are the
+        // system's, not the user's: they do not stop a bundle from being written there.
+        let foreign = entries.filter { !isBundleEntry($0) && $0 != ".DS_Store" && !$0.hasPrefix("._") }
         guard !foreign.isEmpty, !entries.contains(BundleFormat.indexFileName) else { return nil }
         return "it holds \(foreign.sorted().prefix(3).joined(separator: ", "))" + (foreign.count > 3 ? ", …" : "")
     }

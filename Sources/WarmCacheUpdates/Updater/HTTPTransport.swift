@@ -304,6 +304,10 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
             } else if transfer.response.status == 200, transfer.expectedLength > received {
                 transfer.continuation.resume(throwing: BundleUpdateError(
                     .truncated(expected: transfer.expectedLength, received: received), url: transfer.url))
+            } else if code?.rawValue == -1022 {  // App Transport Security refused plain http
+                transfer.continuation.resume(throwing: BundleUpdateError(.insecureURL, url: transfer.url,
+                    detail: "App Transport Security blocks plain http in this app: allow the host in Info.plist "
+                        + "(NSAppTransportSecurity, NSExceptionDomains) or serve it over https"))
             } else if code == .timedOut {
                 transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url,
                                                                          detail: PlainReason.of(error)))
