@@ -5,7 +5,7 @@ import WarmCache
 
 /// A quality search encodes JPEG through libjpeg directly: each of its encodes must be the file
 /// the libvips saver writes for the same pixels and settings.
-@Suite struct JPEGTrialsTests {
+@Suite(.serialized) struct JPEGTrialsTests {
     static func settings(chroma: Bool?, progressive: Bool = false, quality: Int) -> EncoderSettings {
         var spec = VariantSpec(width: 100, height: nil, format: .jpeg, qualityTarget: 80)
         spec.options.chromaSubsampling = chroma
@@ -37,6 +37,28 @@ import WarmCache
                 }
             }
         }
+    }
+
+    @Test("the shim's libjpeg writes the saver's files here (one libjpeg for both, as on Debian)")
+    func agreesWithTheSaverHere() {
+        for chroma in [nil, true, false] as [Bool?] {
+            for progressive in [false, true] {
+                #expect(JPEGTrials.agreesWithLibvips(Self.settings(chroma: chroma, progressive: progressive, quality: 80)))
+            }
+        }
+        #expect(JPEGTrials.decodesAsLibvips)
+    }
+
+    @Test("where libvips links another libjpeg (Homebrew's mozjpeg), trials and scoring go through libvips: the same file")
+    func fallsBackToTheSaver() throws {
+        let data = try Fixtures.example("coffee.png")
+        let spec = VariantSpec(width: 120, height: nil, format: .jpeg, qualityTarget: 80)
+        let direct = try Check.renderOne(data, spec)
+        JPEGTrials.assumeAgreement(false)
+        defer { JPEGTrials.assumeAgreement(nil) }
+        #expect(!JPEGTrials.applies(to: Self.settings(chroma: nil, quality: 80), image: Fixtures.gradient(width: 8, height: 8)))
+        let throughLibvips = try Check.renderOne(data, spec)
+        #expect(throughLibvips.data == direct.data)
     }
 
     @Test func otherImagesGoThroughTheSaver() throws {
