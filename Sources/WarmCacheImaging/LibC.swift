@@ -5,10 +5,10 @@ import Foundation
 
 enum LibC {
     /// Starts `arguments[0]` with `arguments` and `environment`, its standard input and output
-    /// the descriptors given (everything else it inherits). Returns the child, or the error
-    /// number `posix_spawn` gave.
+    /// the descriptors given (everything else it inherits). Returns the child, and 0 or the
+    /// error number `posix_spawn` gave.
     static func spawn(_ arguments: [String], environment: [String: String],
-                      standardInput: Int32, standardOutput: Int32) -> Result<pid_t, POSIXErrorNumber> {
+                      standardInput: Int32, standardOutput: Int32) -> (child: pid_t, status: Int32) {
         // Darwin imports the file actions as an optional opaque pointer that `init` allocates;
         // Glibc and Musl as a structure.
         #if canImport(Darwin)
@@ -29,13 +29,6 @@ enum LibC {
         }
         var child: pid_t = 0
         let status = posix_spawn(&child, arguments[0], &actions, nil, argv, envp)
-        return status == 0 ? .success(child) : .failure(POSIXErrorNumber(code: status))
-    }
-
-    /// An error number from a C call, as a Swift error.
-    struct POSIXErrorNumber: Error {
-        let code: Int32
-        /// The system's words for it, e.g. "No such file or directory".
-        var text: String { String(cString: strerror(code)) }
+        return (child, status)
     }
 }

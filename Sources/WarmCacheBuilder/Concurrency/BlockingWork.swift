@@ -34,17 +34,19 @@ package enum BlockingWork {
     /// download whose file goes with its last reference, say) is released before the caller
     /// resumes, not whenever Dispatch disposes of the block.
     private final class Job<T, Failure: Error>: @unchecked Sendable {
-        private var work: (@Sendable () throws(Failure) -> T)?
+        // Kept as a function returning a `Result`: an optional typed-throws function type needs
+        // runtime metadata that Apple platforms have only from macOS 15 and iOS 18.
+        private var work: (@Sendable () -> Result<T, Failure>)?
 
         init(_ work: @escaping @Sendable () throws(Failure) -> T) {
-            self.work = work
+            self.work = { Result { () throws(Failure) -> T in try work() } }
         }
 
         /// Runs once, on one thread.
         func run() -> Result<T, Failure> {
             guard let work else { preconditionFailure("a blocking job ran twice") }
             self.work = nil
-            return Result { () throws(Failure) -> T in try work() }
+            return work()
         }
     }
 }

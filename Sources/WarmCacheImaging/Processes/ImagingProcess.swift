@@ -33,14 +33,12 @@ final class ImagingProcess: @unchecked Sendable {
         close(fromChild[1])
         Self.spawning.unlock()
         locked = false
-        switch spawned {
-        case .success(let child):
-            pid = child
-        case .failure(let error):
+        guard spawned.status == 0 else {
             close(toChild[1])
             close(fromChild[0])
-            throw ImagingWire.BrokenPipe(description: "cannot start \(command[0]): \(error.text)")
+            throw ImagingWire.BrokenPipe(description: "cannot start \(command[0]): \(String(cString: strerror(spawned.status)))")
         }
+        pid = spawned.child
         jobs = toChild[1]
         replies = fromChild[0]
         do {
