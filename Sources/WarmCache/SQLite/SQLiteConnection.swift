@@ -43,8 +43,10 @@ package final class SQLiteConnection {
         }
     }
 
-    /// How much of an index a reader maps (larger indexes read the rest with pread(2)).
-    package static let readerMapBytes = 256 << 20
+    /// How much of an index a reader maps (larger indexes read the rest with pread(2)): 256 MiB,
+    /// or 16 MiB where pointers have 32 bits (watchOS), whose address space four readers' maps
+    /// would crowd.
+    package static let readerMapBytes = MemoryLayout<Int>.size == 4 ? 16 << 20 : 256 << 20
 
     deinit {
         statements.removeAll()
