@@ -48,7 +48,10 @@ struct MergeCommand: ParsableCommand {
         try OutputPaths.checkBundle(outputURL.path)
         if let report { try OutputPaths.checkFile(report, option: "--report") }
         let started = ProcessInfo.processInfo.systemUptime
-        let merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
+        var merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
+        let interruption = Interruption()
+        defer { interruption.end() }
+        merger.isCancelled = { interruption.received != nil }
         let summary: BundleMerger.Summary
         do throws(BundleMergeError) {
             summary = try merger.merge()
@@ -65,6 +68,7 @@ struct MergeCommand: ParsableCommand {
             switch error.kind {
             case .locked: throw ExitCodes.locked
             case .incompatibleParts, .unreadablePart, .fileSystem: throw ExitCode.failure
+            case .interrupted: throw ExitCode(interruption.exitStatus)
             }
         }
         if !logging.quiet {

@@ -68,10 +68,17 @@ struct PullCommand: AsyncParsableCommand {
             maximumConcurrentDownloads: concurrency, timeout: timeout, maximumIndexByteCount: maxIndexMiB << 20,
             allowsInsecureHTTP: allowHTTP, seedBundles: seeds.map { URL(fileURLWithPath: $0) })
         let result: UpdateResult
+        let interruption = Interruption()
+        defer { interruption.end() }
         do {
             let updater = try BundleUpdater(from: base, into: URL(fileURLWithPath: directory),
                                             configuration: configuration)
-            result = try await updater.update()
+            result = try await interruption.run { try await updater.update() }
+        } catch where interruption.received != nil {
+            // Blobs verified before the signal wait in the updater's folder for the next pull.
+            Console.error("interrupted: nothing changed; \(directory) is unchanged (the blobs already downloaded "
+                + "are kept for the next pull)")
+            throw ExitCode(interruption.exitStatus)
         } catch let error as BundleUpdateError {
             Console.error("\(PlainReason.of(error))")
             switch error.kind {

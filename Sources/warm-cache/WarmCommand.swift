@@ -119,18 +119,20 @@ struct WarmCommand: AsyncParsableCommand {
         let result: WarmReport
         var reportProblem: String?
         printer.start(total: plan.sources.count)
+        let interruption = Interruption()
+        defer { interruption.end() }
         do {
             defer { printer.stop() }
-            result = try await pipeline.run()
-        } catch where error.kind == .reportNotWritten && error.report != nil {
+            result = try await interruption.run { try await pipeline.run() }
+        } catch let error as WarmError where error.kind == .reportNotWritten && error.report != nil {
             // Published; only the report is missing: the run's own lines and exit code stand.
             result = error.report!
             reportProblem = error.message
-        } catch {
+        } catch let error as WarmError {
             // The run's own failure first (a full disk is one line: its sources' failures are its
             // consequences; the error's own line says how many failed: no second summary line),
             // then what could not be written about it.
-            if let partial = error.report, error.kind != .outOfSpace {
+            if let partial = error.report, error.kind != .outOfSpace, error.kind != .interrupted {
                 printFailures(partial, withCount: false)
             }
             Console.error(error.message)
@@ -140,6 +142,7 @@ struct WarmCommand: AsyncParsableCommand {
             case .nothingWritten, .strictFailure: throw ExitCodes.nothingWritten
             case .overBudget: throw ExitCodes.overBudget
             case .locked: throw ExitCodes.locked
+            case .interrupted: throw ExitCode(interruption.exitStatus)
             case .engine, .fileSystem, .outOfSpace, .reportNotWritten: throw ExitCode.failure
             }
         }
