@@ -47,6 +47,7 @@ struct MergeCommand: ParsableCommand {
         let outputURL = url(output)
         try OutputPaths.checkBundle(outputURL.path)
         if let report { try OutputPaths.checkFile(report, option: "--report") }
+        try signing.checkBeforeWriting(outputURL, partial: false)
         let started = ProcessInfo.processInfo.systemUptime
         var merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
         let interruption = Interruption()

@@ -112,6 +112,7 @@ struct WarmCommand: AsyncParsableCommand {
         try OutputPaths.checkFolder(options.resolvedCacheDirectory(for: plan).path, option: "--cache-dir")
         try checkReportWritable()
         if let html { try OutputPaths.checkFile(html, option: "--html") }
+        try signing.checkBeforeWriting(plan.output, partial: shard != nil)
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
