@@ -140,12 +140,13 @@ import WarmCacheUpdates
         samples += writerKinds.map { Sample(type: "BundleWriterError.swift:BundleWriterError", kind: caseName($0),
                                             message: BundleWriterError($0, bundleURL: bundle, detail: "writing the index: "
                                                 + PlainReason.of(CocoaError(.fileWriteNoPermission))).description) }
-        let mergeKinds: [BundleMergeError.Kind] = [.unreadablePart, .incompatibleParts, .locked, .fileSystem]
+        let mergeKinds: [BundleMergeError.Kind] = [.unreadablePart, .incompatibleParts, .locked, .fileSystem,
+                                                   .interrupted]
         samples += mergeKinds.map { Sample(type: "BundleMergeError.swift:BundleMergeError", kind: caseName($0),
                                            message: BundleMergeError($0, "cannot merge parts/p1.warmcache: "
                                                + PlainReason.of(POSIXError(.ENOENT))).description) }
         let warmKinds: [WarmError.Kind] = [.nothingWritten, .strictFailure, .locked, .engine, .fileSystem, .overBudget,
-                                           .outOfSpace, .reportNotWritten]
+                                           .outOfSpace, .interrupted, .reportNotWritten]
         samples += warmKinds.map { Sample(type: "WarmError.swift:WarmError", kind: caseName($0),
                                           message: WarmError($0, "cannot write the report to /tmp/r.json: "
                                               + PlainReason.of(CocoaError(.fileNoSuchFile))).description) }
