@@ -96,7 +96,7 @@ struct PullCommand: AsyncParsableCommand {
         // "version 8 (expires …, key …)", or "an unsigned version".
         let release = result.version.map { version in
             "version \(version) (expires " + (result.expiresAt.map(BundleStatement.timestamp) ?? "?")
-                + (result.keyID.map { ", key \($0)" } ?? "") + ")"
+                + (result.keyID.map { ", key \($0)" } ?? ", signature not checked: --insecure-unsigned") + ")"
         } ?? "an unsigned version"
         switch result.outcome {
         case .upToDate:

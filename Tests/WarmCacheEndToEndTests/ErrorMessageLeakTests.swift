@@ -76,7 +76,7 @@ import WarmCacheUpdates
     static func updateSamples() -> [Sample] {
         let index = URL(string: "https://updates.example.com/v1/index.sqlite")!
         let kinds: [BundleUpdateError.Kind] = [
-            .insecureURL, .noTrustedKeys, .unsigned, .invalidStatement, .untrustedKey(keyIDs: ["ab12cd34"]),
+            .insecureURL, .noTrustedKeys, .unsigned, .notFound(status: 404), .invalidStatement, .untrustedKey(keyIDs: ["ab12cd34"]),
             .untrustedKey(keyIDs: []), .badSignature(keyID: "ab12cd34"), .indexMismatch(expected: "aa", actual: "bb"),
             .rollback(offered: 3, installed: 4), .versionReused(version: 4), .expired(at: Date(timeIntervalSince1970: 0)),
             .tooSlow(seconds: 600), .httpStatus(404), .redirectRefused(to: "https://elsewhere.example.com/"),
