@@ -154,7 +154,7 @@ import WarmCacheUpdates
                                     byPreset: [.init(name: "thumb", variants: 3, files: 3, bytes: 112_525)],
                                     largestSources: [.init(name: web.absoluteString, variants: 3, files: 3, bytes: 112_525)])
         samples.append(Sample(type: "BundlePayload.swift:BudgetExceeded", kind: nil,
-                              message: BudgetExceeded(budget: 100_000, payload: payload, bundlePath: bundle.path).description))
+                              message: BudgetExceeded(budget: 100_000, payload: payload, indexBytes: 8_192, bundlePath: bundle.path).description))
         samples.append(Sample(type: "ContactSheet.swift:ContactSheetError", kind: "cannotWrite",
                               message: ContactSheetError.cannotWrite("/tmp/sheet.html",
                                                                      reason: PlainReason.of(POSIXError(.EACCES))).description))

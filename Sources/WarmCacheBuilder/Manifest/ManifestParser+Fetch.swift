@@ -120,15 +120,16 @@ extension ManifestParser {
     }
 
     /// A byte size (`50MB`, `512KB`, `1GiB`, a bare number of bytes), at least 1 byte.
-    func byteSize(_ node: Node, what: String) -> Int? {
+    func byteSize(_ node: Node, what: String, minimum: Int = 1) -> Int? {
         guard let text = reader.string(node, what: what) else { return nil }
         guard let bytes = ManifestByteSize.bytes(from: text.value) else {
             diagnostics.error("\(what) must be a size such as 512KB, 50MB or 1GiB (a bare number is bytes),"
                               + " found '\(text.value)'", at: text.location)
             return nil
         }
-        guard bytes >= 1 else {
-            diagnostics.error("\(what) must be at least 1 byte, found '\(text.value)'", at: text.location)
+        guard bytes >= minimum else {
+            diagnostics.error("\(what) must be at least \(minimum) byte\(minimum == 1 ? "" : "s"), found '\(text.value)'",
+                              at: text.location)
             return nil
         }
         return bytes

@@ -112,9 +112,14 @@ public struct WarmPipeline: Sendable {
             ending.report.removedSources = summary.removedSources
             ending.report.payload = summary.payload
             ending.report.unchanged = summary.unchanged ? true : nil
-        } catch let exceeded as BudgetExceeded {
+        } catch var exceeded as BudgetExceeded {
             await BlockingWork.run { writer.abandon() }
             ending.report.payload = exceeded.payload
+            let requests = plan.sources.lazy.flatMap(\.variants).map(\.request)
+            func isSmallest(_ request: VariantRequest) -> Bool { if case .smallest = request.format { true } else { false } }
+            exceeded.advice = BudgetExceeded.advice(
+                usesSmallest: requests.allSatisfy(isSmallest),
+                usesQualityTarget: requests.contains { isSmallest($0) || $0.quality.values.contains(.perceptual) })
             throw await ending.failure(.overBudget, exceeded.description)
         } catch {
             if DiskSpace.isExhausted(by: error) || writer.hasRunOutOfSpace {

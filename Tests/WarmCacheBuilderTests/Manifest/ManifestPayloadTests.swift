@@ -122,6 +122,9 @@ import WarmCacheImaging
               - { path: a.png, width: 100 }
             """)
         #expect(plan.budget == 25_000_000)
+        // 0 is a budget too (nothing may be shipped), not "not a size".
+        let zero = try fixture.load("version: 1\noutput: Out.warmcache\nbudget: 0\nimages:\n  - { path: a.png, width: 100 }\n")
+        #expect(zero.budget == 0)
     }
 
     @Test func docsShowTheDecodeTable() throws {
