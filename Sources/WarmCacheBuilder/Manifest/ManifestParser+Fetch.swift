@@ -47,6 +47,7 @@ extension ManifestParser {
                 }
             case "headers":
                 settings.headers = parseHeaders(value, what: what)
+                warnOfCredentials(in: value)
             case "hosts":
                 settings.hostHeaders = parseHosts(value)
             case "proxy":
@@ -161,6 +162,18 @@ extension ManifestParser {
             headers.append(FetchHeader(name: field.key, value: SecretString(value.value)))
         }
         return headers
+    }
+
+    /// Headers that carry credentials: in `fetch.headers` they go to every host the manifest names.
+    static let credentialHeaders: Set = ["authorization", "cookie"]
+
+    /// Warns of a credential header in `fetch.headers`, where every host receives it.
+    private func warnOfCredentials(in node: Node) {
+        guard node.mapping != nil else { return }  // parseHeaders said what is wrong with it
+        for field in reader.mapping(node, what: "'headers'") ?? [] where Self.credentialHeaders.contains(field.key.lowercased()) {
+            diagnostics.warning("'\(field.key)' in fetch.headers is sent to every host; put credentials under "
+                                + "fetch.hosts.<host>.headers, which go to that host only", at: field.keyLocation)
+        }
     }
 
     private func parseHosts(_ node: Node) -> [String: [FetchHeader]] {
