@@ -72,10 +72,10 @@ struct SigningCommandTests {
         #expect(first.status == 0, "\(first)")
         #expect(first.stdout.hasPrefix("Signed Images.warmcache: version 1, expires ")
                 && first.stdout.contains("key \(TestKeys.publisher.keyID)"), "\(first)")
-        let lower = try await WarmCacheCLI.run(["sign", bundle, "--key", keyFile.path, "--version", "1"])
+        let lower = try await WarmCacheCLI.run(["sign", bundle, "--key", keyFile.path, "--sign-version", "1"])
         #expect(lower.status == 1 && lower.stderr.contains("not higher than version 1"), "\(lower)")
 
-        let fromEnvironment = try await WarmCacheCLI.run(["sign", bundle, "--version", "10", "--expires", "2h"],
+        let fromEnvironment = try await WarmCacheCLI.run(["sign", bundle, "--sign-version", "10", "--expires", "2h"],
                                                          environment: ["WARM_CACHE_SIGNING_KEY": secretText])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment)")
         let statement = try SignedStatement.verify(Data(contentsOf: published.statementURL),
@@ -83,7 +83,14 @@ struct SigningCommandTests {
         #expect(statement.version == 10 && abs(statement.expiresAt.timeIntervalSinceNow - 7_200) < 120)
 
         let noKey = try await WarmCacheCLI.run(["sign", bundle])
-        #expect(noKey.status == 64 && noKey.stderr.contains("--key FILE"), "\(noKey)")
+        #expect(noKey.status == 64 && noKey.stderr.contains("--key FILE") && !noKey.stderr.contains("USAGE")
+                    && noKey.stderr.split(separator: "\n").count == 1, "one line, no usage: \(noKey)")
+        // --version is warm-cache's own, here as everywhere; the statement's is --sign-version.
+        let version = try await WarmCacheCLI.run(["sign", "--version"])
+        #expect(version.status == 0 && !version.output.contains("Missing"), "\(version)")
+        let help = try await WarmCacheCLI.run(["sign", "--help"])
+        #expect(help.stdout.components(separatedBy: "--version").count == 2 && help.stdout.contains("--sign-version"),
+                "--version listed once: \(help)")
         let publicFile = folder.appendingPathComponent("public.txt")
         try Data((TestKeys.publisher.publicKey.base64 + "\n").utf8).write(to: publicFile)
         let wrongFile = try await WarmCacheCLI.run(["sign", bundle, "--key", publicFile.path])
