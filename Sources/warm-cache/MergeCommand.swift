@@ -75,7 +75,8 @@ struct MergeCommand: ParsableCommand {
         if !logging.quiet {
             Console.line("Merged \(summary.parts) part\(summary.parts == 1 ? "" : "s") into \(output) in "
                 + String(format: "%.1f", ProcessInfo.processInfo.systemUptime - started) + " s: "
-                + "\(summary.sources) sources, \(summary.variants) variants, \(summary.blobs) blobs "
+                + "\(CountText.of(summary.sources, "source")), \(CountText.of(summary.variants, "variant")), "
+                + "\(CountText.of(summary.blobs, "blob")) "
                 + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")
         }
         try signing.signWrittenBundle(outputURL, partial: false, quiet: logging.quiet)

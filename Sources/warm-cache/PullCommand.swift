@@ -52,6 +52,8 @@ struct PullCommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         if keys.publicKeys.isEmpty, !insecureUnsigned {
             throw ValidationError("give the publisher's public key with --public-key KEY (the line `warm-cache keygen` "
@@ -93,6 +95,7 @@ struct PullCommand: AsyncParsableCommand {
             try Console.json(VersionedJSON(PullJSON(result), version: JSONVersion.pull))
             return
         }
+        guard !logging.quiet else { return }
         // "version 8 (expires …, key …)", or "an unsigned version".
         let release = result.version.map { version in
             "version \(version) (expires " + (result.expiresAt.map(BundleStatement.timestamp) ?? "?")

@@ -23,6 +23,8 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var keys: PublicKeyOptions
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() throws {
         let bundleURL = URL(fileURLWithPath: bundle)
         var report: VerificationReport
@@ -45,12 +47,14 @@ struct VerifyCommand: ParsableCommand {
             for problem in report.problems {
                 Console.error(problem.description)
             }
-            for warning in report.warnings {
+            for warning in report.warnings where !logging.quiet {
                 Console.warning(warning.description)
             }
-            Console.line("\(report.isValid ? "OK" : "FAILED"): \(report.variantsChecked) variants, "
-                + "\(report.blobsChecked) blobs (\(Console.bytes(report.bytesHashed)) hashed), "
-                + "\(report.problems.count) problems, \(report.warnings.count) warnings")
+            if !logging.quiet {
+                Console.line("\(report.isValid ? "OK" : "FAILED"): \(CountText.of(report.variantsChecked, "variant")), "
+                    + "\(CountText.of(report.blobsChecked, "blob")) (\(Console.bytes(report.bytesHashed)) hashed), "
+                    + "\(CountText.of(report.problems.count, "problem")), \(CountText.of(report.warnings.count, "warning"))")
+            }
         }
         if !report.isValid {
             throw ExitCodes.problemsFound

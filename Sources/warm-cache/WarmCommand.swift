@@ -219,7 +219,7 @@ struct WarmCommand: AsyncParsableCommand {
             Console.error("\(source.location): \(source.failure?.message ?? "failed") (listed at \(source.listedAt))")
         }
         if withCount {
-            Console.error("\(failures.count) of \(report.totals.sources) sources failed")
+            Console.error("\(failures.count) of \(CountText.of(report.totals.sources, "source")) failed")
         }
     }
 

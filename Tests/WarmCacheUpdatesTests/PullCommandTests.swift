@@ -131,4 +131,21 @@ struct PullCommandTests {
                     && rollback.stderr.contains("version 1, older than version 7"), "\(rollback)")
         try await server.shutdown()
     }
+
+    @Test("pull and verify take -q: errors only")
+    func quiet() async throws {
+        let published = try PublishedBundle(sources: 2)
+        let server = try await FixtureServer.start()
+        try published.serve(on: server)
+        let base = server.url("/pub/Images.warmcache/").absoluteString
+        let local = temporaryUpdateDirectory().path
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        let pulled = try await pull([base, local, "-q"] + key)
+        #expect(pulled.status == 0 && pulled.output.isEmpty, "\(pulled)")
+        let verified = try await WarmCacheCLI.run(["verify", local, "-q"] + key)
+        #expect(verified.status == 0 && verified.output.isEmpty, "\(verified)")
+        let failed = try await pull([server.url("/none/").absoluteString, temporaryUpdateDirectory().path, "--quiet"] + key)
+        #expect(failed.status == 5 && failed.stdout.isEmpty && failed.stderr.hasPrefix("error: "), "\(failed)")
+        try await server.shutdown()
+    }
 }

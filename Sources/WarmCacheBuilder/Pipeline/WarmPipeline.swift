@@ -89,12 +89,13 @@ public struct WarmPipeline: Sendable {
         }
         if options.strict, totals.sourcesFailed > 0 {
             await BlockingWork.run { writer.abandon() }
-            throw await ending.failure(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
+            throw await ending.failure(.strictFailure, "\(totals.sourcesFailed) of \(CountText.of(totals.sources, "source")) failed "
                 + "and --strict is set: nothing was written; \(plan.output.path) is unchanged")
         }
         if totals.sourcesOK == 0, !plan.sources.isEmpty {
             await BlockingWork.run { writer.abandon() }
-            throw await ending.failure(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
+            throw await ending.failure(.nothingWritten, (plan.sources.count == 1 ? "the only source" : "all \(plan.sources.count) sources")
+                + " failed: nothing was written; "
                 + "\(plan.output.path) is unchanged")
         }
         do {
