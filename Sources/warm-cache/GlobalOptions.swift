@@ -98,6 +98,15 @@ enum Console {
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
+    /// What is wrong with a bundle a command reads, in plain words with what to do: a damaged
+    /// index is said as such, without SQLite's own message or the query it failed on.
+    static func bundleProblem(_ error: Error) -> String {
+        guard let error = error as? CacheBundleError, case .corruptIndex = error.kind else { return "\(PlainReason.of(error))" }
+        return "\(error.bundleURL.appendingPathComponent(BundleFormat.indexFileName).path) is damaged: it cannot be read "
+            + "as a WarmCache index; bake the bundle again with `warm-cache warm` (it writes a new index), or copy "
+            + "index.sqlite again from where the bundle was published"
+    }
+
     /// `0 B`, `812 B`, `14.2 KB`, `3.1 MB` (``ByteCountText``: decimal units, as file managers show them).
     static func bytes(_ count: Int) -> String {
         ByteCountText.format(count)

@@ -50,7 +50,7 @@ struct InspectCommand: ParsableCommand {
         do {
             report = try inspector.report(largest: largest)
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
         if json {
@@ -90,7 +90,7 @@ extension InspectCommand {
         do {
             listing = try inspector.listing()
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
         if json {

@@ -34,13 +34,15 @@ struct VerifyCommand: ParsableCommand {
             // A bundle whose index cannot be opened is a finding (exit 2), reported like the others.
             report = VerificationReport(path: bundleURL.path, variantsChecked: 0, blobsChecked: 0, bytesHashed: 0,
                                         problems: [.init(kind: .indexIntegrity, subject: BundleFormat.indexFileName,
-                                                         detail: "\(PlainReason.of(error))")],
+                                                         detail: Console.bundleProblem(error))],
                                         warnings: [])
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
-        report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed()))
+        // A damaged index is the problem to fix first: its statement is checked against it once it is whole.
+        let indexDamaged = report.problems.contains { $0.kind == .indexIntegrity }
+        report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed(), indexDamaged: indexDamaged))
         if json {
             try Console.json(VersionedJSON(report, version: JSONVersion.verify))
         } else {

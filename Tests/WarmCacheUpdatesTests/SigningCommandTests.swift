@@ -156,4 +156,22 @@ struct SigningCommandTests {
         #expect(try await WarmCacheCLI.run(["verify", bundle]).status == 0)
         #expect(try await WarmCacheCLI.run(["inspect", bundle]).stdout.contains("  unsigned (no statement.json"))
     }
+
+    @Test("a damaged index is said in plain words, with what to do, and not as a reason to sign again")
+    func damagedIndex() async throws {
+        let published = try PublishedBundle(sources: 3)
+        let bundle = published.directory.path
+        var bytes = try Data(contentsOf: published.indexURL)
+        for offset in stride(from: 200, to: bytes.count, by: 7) { bytes[offset] = 0xA5 }
+        try bytes.write(to: published.indexURL)
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        let verified = try await WarmCacheCLI.run(["verify", bundle] + key)
+        #expect(verified.status == 2 && verified.stderr.contains("index.sqlite is damaged")
+                    && verified.stderr.contains("warm-cache warm"), "\(verified)")
+        #expect(!verified.output.contains("SQLite") && !verified.output.contains("SELECT")
+                    && !verified.output.contains("Sign the bundle again"), "\(verified)")
+        let inspected = try await WarmCacheCLI.run(["inspect", bundle])
+        #expect(inspected.status == 1 && inspected.stderr.contains("index.sqlite is damaged")
+                    && !inspected.stderr.contains("SQLite"), "\(inspected)")
+    }
 }
