@@ -148,4 +148,22 @@ struct PullCommandTests {
         #expect(failed.status == 5 && failed.stdout.isEmpty && failed.stderr.hasPrefix("error: "), "\(failed)")
         try await server.shutdown()
     }
+
+    @Test("pull's failures in its own words: no curl message, --allow-http, no empty folder left")
+    func failuresInPlainWords() async throws {
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        let parent = temporaryUpdateDirectory().appendingPathComponent("x")
+        let local = parent.appendingPathComponent("Images.warmcache").path
+        let closed = try ClosedPort()
+        let refused = try await pull([closed.url("/b/").absoluteString, local] + key)
+        #expect(refused.status == 5 && refused.stderr.contains("refused the connection")
+                    && !refused.stderr.contains("Failed to connect") && !refused.stderr.contains(" ms"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: parent.path), "a failed first pull left \(parent.path)")
+        for base in ["ftp://cdn.example.com/b/", "http://cdn.example.com/b/"] {
+            let insecure = try await pull([base, local] + key)
+            #expect(insecure.status == 64 && insecure.stderr.contains("--allow-http")
+                        && !insecure.stderr.contains("allowsInsecureHTTP"), "\(insecure)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: parent.path))
+    }
 }
