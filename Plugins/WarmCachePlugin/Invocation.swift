@@ -35,7 +35,7 @@ struct Invocation: Equatable {
         "verify": ["--public-key"],
         "lookup": ["--size", "--scale", "--accept", "--fit", "--preset", "--processors", "--manifest"],
         "keygen": [],
-        "sign": ["--key", "--version", "--expires"],
+        "sign": ["--key", "--sign-version", "--expires"],
     ]
 
     /// The arguments for `warm-cache`.
@@ -71,8 +71,7 @@ struct Invocation: Equatable {
         let target = targets.first
 
         // Help and version pass straight through: no manifest is needed to read them.
-        // (`sign --version N` is the signed version, not the tool's.)
-        let helpFlags: Set = rest.first == "sign" ? ["-h", "--help", "-help"] : ["-h", "--help", "-help", "--version"]
+        let helpFlags: Set = ["-h", "--help", "-help", "--version"]
         if rest.first == "help" || rest.prefix(while: { $0 != "--" }).contains(where: helpFlags.contains) {
             if target != nil { throw Problem("--target cannot be combined with help or --version") }
             arguments = rest

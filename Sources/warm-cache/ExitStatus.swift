@@ -19,6 +19,10 @@ enum ExitStatus: Int32, CaseIterable {
     case invalidManifest = 65
     /// Another run holds the output's lock.
     case locked = 75
+    /// `warm`, `merge`, `pull`: Ctrl-C (SIGINT) stopped the run, which removed what it wrote.
+    case interrupted = 130
+    /// The same for SIGTERM.
+    case terminated = 143
 
     /// The line `warm-cache --help` gives the status.
     var helpLine: String {
@@ -34,6 +38,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .badCommandLine: "bad command line"
         case .invalidManifest: "invalid manifest (every problem is listed with file:line:column)"
         case .locked: "another run holds the output's lock (pull: another update of the directory is running)"
+        case .interrupted: "interrupted by Ctrl-C (SIGINT): nothing changed, the run removed what it wrote"
+        case .terminated: "stopped by SIGTERM: nothing changed, the run removed what it wrote"
         }
     }
 
@@ -62,6 +68,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .badCommandLine: "bad command line (exit 64); see swift package warm-cache --help"
         case .invalidManifest: "invalid manifest (exit 65); every problem is listed above with file:line:column"
         case .locked: "another run holds the output's lock (exit 75); try again when it has finished"
+        case .interrupted: "interrupted by Ctrl-C (exit 130); nothing changed"
+        case .terminated: "stopped by SIGTERM (exit 143); nothing changed"
         }
     }
 }

@@ -31,8 +31,42 @@ struct LoggingOptions: ParsableArguments {
 
 /// Prints errors the way compilers do, so editors and CI logs pick them up.
 enum Console {
+    /// With `--json`: the error lines said so far, and whether JSON went to standard output, so
+    /// that a command failing with `--json` prints one `{"error": …}` object whatever failed.
+    private struct JSONErrors {
+        var enabled = false
+        var lines: [String] = []
+        var printed = false
+    }
+
+    private static let jsonErrors = Locked(JSONErrors())
+
     static func error(_ message: String) {
         FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        jsonErrors.withLock { $0.lines.append(message) }
+    }
+
+    /// Lines of an error already formatted (a manifest's `file:line:column: error: …` list).
+    static func errorLines(_ text: String) {
+        FileHandle.standardError.write(Data("\(text)\n".utf8))
+        jsonErrors.withLock { $0.lines += text.split(separator: "\n").map(String.init) }
+    }
+
+    /// Called first when the command line asks for JSON.
+    static func collectErrorsForJSON() {
+        jsonErrors.withLock { $0.enabled = true }
+    }
+
+    /// A command that asked for JSON failed (exit `status`): prints its `{"error": …}` object,
+    /// made of the errors it said (else `message`), unless it printed JSON already.
+    static func jsonFailure(status: Int32, message: String) {
+        let lines = jsonErrors.withLock { state -> [String]? in
+            guard state.enabled, !state.printed, status != 0 else { return nil }
+            return state.lines
+        }
+        guard let lines else { return }
+        let text = lines.isEmpty ? message : lines.joined(separator: "; ")
+        try? json(["error": text.isEmpty ? "failed (exit \(status))" : text])
     }
 
     static func warning(_ message: String) {
@@ -59,8 +93,18 @@ enum Console {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
+        jsonErrors.withLock { $0.printed = true }
         FileHandle.standardOutput.write(data)
         FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// What is wrong with a bundle a command reads, in plain words with what to do: a damaged
+    /// index is said as such, without SQLite's own message or the query it failed on.
+    static func bundleProblem(_ error: Error) -> String {
+        guard let error = error as? CacheBundleError, case .corruptIndex = error.kind else { return "\(PlainReason.of(error))" }
+        return "\(error.bundleURL.appendingPathComponent(BundleFormat.indexFileName).path) is damaged: it cannot be read "
+            + "as a WarmCache index; bake the bundle again with `warm-cache warm` (it writes a new index), or copy "
+            + "index.sqlite again from where the bundle was published"
     }
 
     /// `0 B`, `812 B`, `14.2 KB`, `3.1 MB` (``ByteCountText``: decimal units, as file managers show them).

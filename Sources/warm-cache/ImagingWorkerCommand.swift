@@ -16,7 +16,22 @@ struct ImagingWorkerCommand: ParsableCommand {
         [LibC.executablePath, configuration.commandName ?? "imaging-worker"]
     }
 
+    /// Lets SIGINT and SIGTERM end this process at once. A process inherits ignored signals and
+    /// its starting thread's blocked ones: a warm that catches Ctrl-C (``Interruption``) ignores
+    /// them, and its threads may block them, so without this a Ctrl-C to the terminal's process
+    /// group would leave a worker encoding until its input closed.
+    static func restoreInterruptSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_DFL)
+            sigaddset(&set, number)
+        }
+        sigprocmask(SIG_UNBLOCK, &set, nil)
+    }
+
     func run() throws {
+        Self.restoreInterruptSignals()
         let status = ImagingWorker.serve()
         if status != 0 { throw ExitCode(status) }
     }

@@ -50,7 +50,7 @@ struct InspectCommand: ParsableCommand {
         do {
             report = try inspector.report(largest: largest)
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
         if json {
@@ -62,9 +62,9 @@ struct InspectCommand: ParsableCommand {
         Console.line("\(report.path)")
         Console.line("  format \(report.formatVersion), written by \(report.generator)")
         Console.line("  \(StatementCheck.inspectLine(for: bundleURL))")
-        Console.line("  \(report.sources) sources (\(Console.bytes(report.sourceBytes)) of originals), "
-            + "\(report.variants) variants in \(report.blobs) files (\(Console.bytes(report.blobBytes)): what the app ships), "
-            + "\(report.placeholders) placeholders")
+        Console.line("  \(CountText.of(report.sources, "source")) (\(Console.bytes(report.sourceBytes)) of originals), "
+            + "\(CountText.of(report.variants, "variant")) in \(CountText.of(report.blobs, "file")) "
+            + "(\(Console.bytes(report.blobBytes)): what the app ships), \(CountText.of(report.placeholders, "placeholder"))")
         for (title, groups) in [("by format", report.byFormat), ("by preset", report.byPreset),
                                 ("by variant", report.byVariant)] where !groups.isEmpty {
             Console.line("  \(title):")
@@ -90,7 +90,7 @@ extension InspectCommand {
         do {
             listing = try inspector.listing()
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
         if json {

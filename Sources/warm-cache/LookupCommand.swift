@@ -88,7 +88,7 @@ struct LookupCommand: ParsableCommand {
                 (answer.reason, answer.suggestion) = try explainMiss(cache)
             }
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
         if json {

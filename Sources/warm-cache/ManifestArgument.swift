@@ -34,7 +34,7 @@ struct ManifestArgument: ParsableArguments {
             }
             return plan
         } catch {
-            FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+            Console.errorLines(error.description)
             let count = error.errors.count
             Console.error("\(url.path): \(count) problem\(count == 1 ? "" : "s"); nothing was done")
             throw ExitCodes.invalidManifest

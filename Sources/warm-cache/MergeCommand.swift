@@ -47,8 +47,12 @@ struct MergeCommand: ParsableCommand {
         let outputURL = url(output)
         try OutputPaths.checkBundle(outputURL.path)
         if let report { try OutputPaths.checkFile(report, option: "--report") }
+        try signing.checkBeforeWriting(outputURL, partial: false)
         let started = ProcessInfo.processInfo.systemUptime
-        let merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
+        var merger = BundleMerger(parts: parts.map(url), output: outputURL, allowMissingShards: allowMissingShards)
+        let interruption = Interruption()
+        defer { interruption.end() }
+        merger.isCancelled = { interruption.received != nil }
         let summary: BundleMerger.Summary
         do throws(BundleMergeError) {
             summary = try merger.merge()
@@ -65,12 +69,14 @@ struct MergeCommand: ParsableCommand {
             switch error.kind {
             case .locked: throw ExitCodes.locked
             case .incompatibleParts, .unreadablePart, .fileSystem: throw ExitCode.failure
+            case .interrupted: throw ExitCode(interruption.exitStatus)
             }
         }
         if !logging.quiet {
             Console.line("Merged \(summary.parts) part\(summary.parts == 1 ? "" : "s") into \(output) in "
                 + String(format: "%.1f", ProcessInfo.processInfo.systemUptime - started) + " s: "
-                + "\(summary.sources) sources, \(summary.variants) variants, \(summary.blobs) blobs "
+                + "\(CountText.of(summary.sources, "source")), \(CountText.of(summary.variants, "variant")), "
+                + "\(CountText.of(summary.blobs, "blob")) "
                 + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")
         }
         try signing.signWrittenBundle(outputURL, partial: false, quiet: logging.quiet)

@@ -46,7 +46,7 @@ struct PlanCommand: ParsableCommand {
         }
         Console.line("\(plan.manifestURL.path) → \(plan.output.path)")
         if let shard = plan.shard {
-            Console.line("shard \(shard): \(plan.sources.count) of the manifest's \(whole) sources")
+            Console.line("shard \(shard): \(plan.sources.count) of the manifest's \(CountText.of(whole, "source"))")
         }
         Console.line(plan.summary.description)
         guard list else { return }
@@ -69,9 +69,10 @@ struct PlanCommand: ParsableCommand {
             try Console.json(VersionedJSON(ShardCounts(shards: shards), version: JSONVersion.planShards))
             return
         }
-        Console.line("\(plan.manifestURL.path): \(plan.sources.count) sources in \(count) shards")
+        Console.line("\(plan.manifestURL.path): \(CountText.of(plan.sources.count, "source")) in \(count) shards")
         for part in parts {
-            Console.line("shard \(part.shard!): \(part.sources.count) sources, \(part.summary.variantCount) variants")
+            Console.line("shard \(part.shard!): \(CountText.of(part.sources.count, "source")), "
+                + CountText.of(part.summary.variantCount, "variant"))
         }
         let sizes = parts.map(\.sources.count)
         if let smallest = sizes.min(), let largest = sizes.max(), !plan.sources.isEmpty {

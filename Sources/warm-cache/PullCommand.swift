@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WarmCacheBuilder
 import WarmCacheUpdates
 import WarmCache
 
@@ -52,6 +53,8 @@ struct PullCommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
+    @OptionGroup var logging: LoggingOptions
+
     func validate() throws {
         if keys.publicKeys.isEmpty, !insecureUnsigned {
             throw ValidationError("give the publisher's public key with --public-key KEY (the line `warm-cache keygen` "
@@ -67,40 +70,100 @@ struct PullCommand: AsyncParsableCommand {
             trustedKeys: try keys.parsed(), allowsUnsignedUpdates: insecureUnsigned,
             maximumConcurrentDownloads: concurrency, timeout: timeout, maximumIndexByteCount: maxIndexMiB << 20,
             allowsInsecureHTTP: allowHTTP, seedBundles: seeds.map { URL(fileURLWithPath: $0) })
+        let local = URL(fileURLWithPath: directory).standardizedFileURL
+        let created = Self.outermostMissingFolder(of: local)
         let result: UpdateResult
         do {
-            let updater = try BundleUpdater(from: base, into: URL(fileURLWithPath: directory),
-                                            configuration: configuration)
-            result = try await updater.update()
+            result = try await update(from: base, into: local, configuration: configuration)
+        } catch {
+            Self.removeIfEmpty(created)
+            throw error
+        }
+        if json {
+            try Console.json(VersionedJSON(PullJSON(result), version: JSONVersion.pull))
+        } else if !logging.quiet {
+            Console.line(Self.summary(of: result))
+        }
+    }
+
+    /// Runs the update, Ctrl-C and SIGTERM cancelling it; a failure is said in one line and
+    /// thrown as its exit code.
+    private func update(from base: URL, into local: URL, configuration: BundleUpdater.Configuration) async throws
+        -> UpdateResult {
+        let interruption = Interruption()
+        defer { interruption.end() }
+        do {
+            let updater = try BundleUpdater(from: base, into: local, configuration: configuration)
+            return try await interruption.run { try await updater.update() }
+        } catch where interruption.received != nil {
+            // Blobs verified before the signal wait in the updater's folder for the next pull.
+            Console.error("interrupted: nothing changed; \(directory) is unchanged (the blobs already downloaded "
+                + "are kept for the next pull)")
+            throw ExitCode(interruption.exitStatus)
         } catch let error as BundleUpdateError {
-            Console.error("\(PlainReason.of(error))")
+            Console.error(error.kind == .insecureURL ? insecureURLMessage(base) : "\(PlainReason.of(error))")
             switch error.kind {
             case .busy: throw ExitCodes.locked
             case .fileSystem, .outOfSpace, .notABundle: throw ExitCode.failure
+            case .insecureURL: throw ExitCode.validationFailure
             case .unsigned, .invalidStatement, .untrustedKey, .badSignature, .indexMismatch, .rollback,
                  .versionReused, .expired: throw ExitCodes.updateRefused
             default: throw ExitCodes.updateSourceFailed
             }
         }
-        if json {
-            try Console.json(VersionedJSON(PullJSON(result), version: JSONVersion.pull))
-            return
+    }
+
+    /// The refusal of a base URL in this command's words (`--allow-http`, not the library's setting).
+    private func insecureURLMessage(_ base: URL) -> String {
+        let scheme = base.scheme?.lowercased() ?? ""
+        guard scheme == "http" else {
+            return "refusing to pull from \(baseURL): pull reads https URLs (http with --allow-http), not \(scheme)://"
         }
+        return "refusing to pull from \(baseURL) over plain http: use https, or --allow-http (plain http is allowed "
+            + "without it only for loopback addresses); the local bundle is unchanged"
+    }
+
+    /// The outermost folder of `url` (itself included) that does not exist yet: what pull creates.
+    static func outermostMissingFolder(of url: URL) -> URL? {
+        var missing: URL?
+        var current = url
+        while !FileManager.default.fileExists(atPath: current.path), current.path != "/" {
+            missing = current
+            current = current.deletingLastPathComponent()
+        }
+        return missing
+    }
+
+    /// After a failed pull, removes the folders it created unless they hold something to keep: an
+    /// installed index or blobs downloaded for the next pull (only the updater's lock file and
+    /// empty folders go).
+    static func removeIfEmpty(_ created: URL?) {
+        guard let created, let walker = FileManager.default.enumerator(at: created, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return }
+        for case let file as URL in walker where (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            guard file.lastPathComponent == "lock" else { return }
+        }
+        try? FileManager.default.removeItem(at: created)
+    }
+
+    /// One line: what the pull did.
+    static func summary(of result: UpdateResult) -> String {
         // "version 8 (expires …, key …)", or "an unsigned version".
         let release = result.version.map { version in
             "version \(version) (expires " + (result.expiresAt.map(BundleStatement.timestamp) ?? "?")
-                + (result.keyID.map { ", key \($0)" } ?? "") + ")"
+                + (result.keyID.map { ", key \($0)" } ?? ", signature not checked: --insecure-unsigned") + ")"
         } ?? "an unsigned version"
         switch result.outcome {
         case .upToDate:
             let transferred = result.indexBytes > 0 ? ", index re-sent unchanged" : result.statementBytes > 0
                 ? ", statement \(Console.bytes(result.statementBytes))" : ", nothing downloaded"
-            Console.line("up to date: \(result.bundleURL.path) at \(release); \(result.requests) request" + transferred)
+            return "up to date: \(result.bundleURL.path) at \(release); \(CountText.of(result.requests, "request"))"
+                + transferred
         case .updated:
-            Console.line("updated \(result.bundleURL.path) to \(release): index \(Console.bytes(result.indexBytes)), "
-                + "\(result.blobsDownloaded) blobs \(Console.bytes(result.blobBytesDownloaded)) downloaded, "
+            return "updated \(result.bundleURL.path) to \(release): index \(Console.bytes(result.indexBytes)), "
+                + "\(CountText.of(result.blobsDownloaded, "blob")) \(Console.bytes(result.blobBytesDownloaded)) downloaded, "
                 + "\(result.blobsReused) already present, \(result.blobsRemoved) superseded removed; "
-                + "\(Console.bytes(result.bytesDownloaded)) in \(result.requests) requests")
+                + "\(Console.bytes(result.bytesDownloaded)) in \(CountText.of(result.requests, "request"))"
         }
     }
 }

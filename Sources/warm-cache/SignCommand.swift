@@ -24,7 +24,9 @@ struct SignCommand: ParsableCommand {
             completion: .file())
     var key: String?
 
-    @Option(help: ArgumentHelp("The version: higher than the bundle's current statement's (default: one more).",
+    /// Not `--version`, which prints warm-cache's own version in every command.
+    @Option(name: .customLong("sign-version"),
+            help: ArgumentHelp("The version: higher than the bundle's current statement's (default: one more).",
                                valueName: "n"))
     var version: Int64?
 
@@ -35,7 +37,7 @@ struct SignCommand: ParsableCommand {
 
     var request: SigningRequest {
         SigningRequest(keyFile: key, version: version, expires: expires, keyOption: "--key",
-                       versionOption: "--version", expiresOption: "--expires")
+                       versionOption: "--sign-version", expiresOption: "--expires")
     }
 
     func validate() throws {
@@ -51,8 +53,10 @@ struct SignCommand: ParsableCommand {
             throw ExitCode.failure
         }
         guard let signingKey else {
-            throw ValidationError("give the secret key: --key FILE (from `warm-cache keygen`), or its contents in "
-                + BundleSigningKey.environmentVariable)
+            // One line, not the usage: the command line is right but for the key.
+            Console.error("no signing key: give the secret key file with --key FILE (from `warm-cache keygen`), or "
+                + "its contents in \(BundleSigningKey.environmentVariable)")
+            throw ExitCode.validationFailure
         }
         try request.sign(URL(fileURLWithPath: bundle), key: signingKey, keepIfCurrent: false, quiet: logging.quiet)
     }

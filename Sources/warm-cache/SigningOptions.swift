@@ -98,6 +98,20 @@ struct SigningOptions: ParsableArguments {
         try request.validate()
     }
 
+    /// Before a run that writes `bundle`: fails (exit 1, one line) when the signing that follows
+    /// it could not succeed (a version not higher than the bundle's current one, or a current
+    /// statement that cannot be read when the next version must follow it), so that nothing is
+    /// published that cannot be signed. Nothing to check without a key, or for a partial bundle.
+    func checkBeforeWriting(_ bundle: URL, partial: Bool) throws {
+        guard !partial, let key = try? request.key(warning: { _ in }) else { return }
+        do {
+            try BundleSigner(bundleURL: bundle, key: key).checkVersion(version)
+        } catch {
+            Console.error("\(PlainReason.of(error)); nothing was done")
+            throw ExitCode.failure
+        }
+    }
+
     /// After a run that wrote `bundle`: signs it when a key was given. Without one, warns when
     /// the bundle's statement no longer names its index (clients would refuse the bundle). A
     /// partial bundle (`--shard`) is never signed: the merged one is.

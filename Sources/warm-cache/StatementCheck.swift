@@ -69,7 +69,9 @@ enum StatementCheck {
     /// `verify`'s findings: with `trustedKeys`, an unsigned bundle, a signature by another key or
     /// an altered statement are problems; without them the signature is not checked (a warning).
     /// Either way a statement that names another index, or has expired, is a problem.
-    static func findings(for bundle: URL, trustedKeys: [BundlePublicKey], now: Date = Date())
+    /// With `indexDamaged`, whether the statement names the index is not said (the index's own
+    /// problem comes first: signing a damaged index again is no repair).
+    static func findings(for bundle: URL, trustedKeys: [BundlePublicKey], indexDamaged: Bool = false, now: Date = Date())
         -> (problems: [VerificationReport.Problem], warnings: [VerificationReport.Problem])
     {
         let subject = BundleFormat.statementFileName
@@ -97,7 +99,7 @@ enum StatementCheck {
         }
         let statement = signed.statement
         let index = try? IndexDigest(contentsOf: bundle.appendingPathComponent(BundleFormat.indexFileName))
-        if index != statement.index {
+        if index != statement.index, !indexDamaged {
             problems.append(problem("names another index (\(statement.index)) than index.sqlite ("
                 + (index.map(\.description) ?? "unreadable") + "); apps would refuse it"))
         }

@@ -23,6 +23,8 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var keys: PublicKeyOptions
 
+    @OptionGroup var logging: LoggingOptions
+
     func run() throws {
         let bundleURL = URL(fileURLWithPath: bundle)
         var report: VerificationReport
@@ -32,25 +34,29 @@ struct VerifyCommand: ParsableCommand {
             // A bundle whose index cannot be opened is a finding (exit 2), reported like the others.
             report = VerificationReport(path: bundleURL.path, variantsChecked: 0, blobsChecked: 0, bytesHashed: 0,
                                         problems: [.init(kind: .indexIntegrity, subject: BundleFormat.indexFileName,
-                                                         detail: "\(PlainReason.of(error))")],
+                                                         detail: Console.bundleProblem(error))],
                                         warnings: [])
         } catch {
-            try Console.failure("\(PlainReason.of(error))", json: json)
+            try Console.failure(Console.bundleProblem(error), json: json)
             throw ExitCode.failure
         }
-        report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed()))
+        // A damaged index is the problem to fix first: its statement is checked against it once it is whole.
+        let indexDamaged = report.problems.contains { $0.kind == .indexIntegrity }
+        report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed(), indexDamaged: indexDamaged))
         if json {
             try Console.json(VersionedJSON(report, version: JSONVersion.verify))
         } else {
             for problem in report.problems {
                 Console.error(problem.description)
             }
-            for warning in report.warnings {
+            for warning in report.warnings where !logging.quiet {
                 Console.warning(warning.description)
             }
-            Console.line("\(report.isValid ? "OK" : "FAILED"): \(report.variantsChecked) variants, "
-                + "\(report.blobsChecked) blobs (\(Console.bytes(report.bytesHashed)) hashed), "
-                + "\(report.problems.count) problems, \(report.warnings.count) warnings")
+            if !logging.quiet {
+                Console.line("\(report.isValid ? "OK" : "FAILED"): \(CountText.of(report.variantsChecked, "variant")), "
+                    + "\(CountText.of(report.blobsChecked, "blob")) (\(Console.bytes(report.bytesHashed)) hashed), "
+                    + "\(CountText.of(report.problems.count, "problem")), \(CountText.of(report.warnings.count, "warning"))")
+            }
         }
         if !report.isValid {
             throw ExitCodes.problemsFound

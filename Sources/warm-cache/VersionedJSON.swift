@@ -8,7 +8,7 @@ import Foundation
 enum JSONVersion {
     static let key = "reportVersion"
 
-    static let inspect = 1
+    static let inspect = 2
     static let inspectList = 1
     static let verify = 1
     static let lookup = 1

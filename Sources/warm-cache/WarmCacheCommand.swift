@@ -19,8 +19,12 @@ struct WarmCacheCommand: AsyncParsableCommand {
     /// default, `warm-cache inspct X` would otherwise read `inspct` as a manifest path.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.contains("--json") {
+            Console.collectErrorsForJSON()
+        }
         if let problem = misspeltSubcommand(arguments) {
             Console.error(problem)
+            Console.jsonFailure(status: ExitCode.validationFailure.rawValue, message: problem)
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
@@ -31,6 +35,7 @@ struct WarmCacheCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            Console.jsonFailure(status: exitCode(for: error).rawValue, message: message(for: error))
             exit(withError: error)
         }
     }

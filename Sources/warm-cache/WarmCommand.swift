@@ -73,8 +73,8 @@ struct WarmCommand: AsyncParsableCommand {
         if let report, (try? URL(fileURLWithPath: report).resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true {
             throw ValidationError("--report '\(report)' is a folder; give the report's file name, e.g. \(OutputName.normalized(report))/report.json")
         }
-        if let budget, (ManifestByteSize.bytes(from: budget) ?? 0) < 1 {
-            throw ValidationError("--budget '\(budget)' is not a size; write e.g. 25MB, 512KB or 1GiB")
+        if let budget, ManifestByteSize.bytes(from: budget) == nil {
+            throw ValidationError("--budget '\(budget)' is not a size; write e.g. 25MB, 512KB, 1GiB or 0")
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -112,6 +112,7 @@ struct WarmCommand: AsyncParsableCommand {
         try OutputPaths.checkFolder(options.resolvedCacheDirectory(for: plan).path, option: "--cache-dir")
         try checkReportWritable()
         if let html { try OutputPaths.checkFile(html, option: "--html") }
+        try signing.checkBeforeWriting(plan.output, partial: shard != nil)
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -119,18 +120,20 @@ struct WarmCommand: AsyncParsableCommand {
         let result: WarmReport
         var reportProblem: String?
         printer.start(total: plan.sources.count)
+        let interruption = Interruption()
+        defer { interruption.end() }
         do {
             defer { printer.stop() }
-            result = try await pipeline.run()
-        } catch where error.kind == .reportNotWritten && error.report != nil {
+            result = try await interruption.run { try await pipeline.run() }
+        } catch let error as WarmError where error.kind == .reportNotWritten && error.report != nil {
             // Published; only the report is missing: the run's own lines and exit code stand.
             result = error.report!
             reportProblem = error.message
-        } catch {
+        } catch let error as WarmError {
             // The run's own failure first (a full disk is one line: its sources' failures are its
             // consequences; the error's own line says how many failed: no second summary line),
             // then what could not be written about it.
-            if let partial = error.report, error.kind != .outOfSpace {
+            if let partial = error.report, error.kind != .outOfSpace, error.kind != .interrupted {
                 printFailures(partial, withCount: false)
             }
             Console.error(error.message)
@@ -140,6 +143,7 @@ struct WarmCommand: AsyncParsableCommand {
             case .nothingWritten, .strictFailure: throw ExitCodes.nothingWritten
             case .overBudget: throw ExitCodes.overBudget
             case .locked: throw ExitCodes.locked
+            case .interrupted: throw ExitCode(interruption.exitStatus)
             case .engine, .fileSystem, .outOfSpace, .reportNotWritten: throw ExitCode.failure
             }
         }
@@ -190,10 +194,14 @@ struct WarmCommand: AsyncParsableCommand {
             + "(\(totals.fetched) fetched, \(totals.revalidated) not modified, \(totals.reusedFromCache) from cache)")
         Console.line("  variants: \(totals.variants) (\(totals.variantsEncoded) encoded, \(totals.variantsReused) reused)")
         Console.line("  bytes:    \(Console.bytes(totals.bytesDownloaded)) downloaded, \(Console.bytes(totals.bytesIn)) "
-            + "of originals in, \(Console.bytes(totals.bytesOut)) of variants out")
+            + "of originals in, \(Console.bytes(totals.bytesOut)) of variants out (a file several variants share counted "
+            + "for each)")
         if let payload = report.payload {
-            let budget = report.budget.map { " of a \(Console.bytes($0)) budget" } ?? ""
-            Console.line("  bundle:   \(payload.summary)\(budget)")
+            // The budget covers the index too: said with enough precision to tell over from equal.
+            let index = ObjectStore.fileSize(output.appendingPathComponent(BundleFormat.indexFileName)) ?? 0
+            let (size, limit) = BudgetExceeded.distinct(payload.bytes + index, report.budget ?? 0)
+            let budget = report.budget.map { _ in " of a \(limit) budget" } ?? ""
+            Console.line("  bundle:   \(payload.summary), each file once, + index \(Console.bytes(index)) = \(size)\(budget)")
             let presets = payload.byPreset.map { "\($0.name) \(Console.bytes($0.bytes))" }
             if !presets.isEmpty { Console.line("            by preset: " + presets.joined(separator: ", ")) }
         }
@@ -211,7 +219,7 @@ struct WarmCommand: AsyncParsableCommand {
             Console.error("\(source.location): \(source.failure?.message ?? "failed") (listed at \(source.listedAt))")
         }
         if withCount {
-            Console.error("\(failures.count) of \(report.totals.sources) sources failed")
+            Console.error("\(failures.count) of \(CountText.of(report.totals.sources, "source")) failed")
         }
     }
 

@@ -76,7 +76,7 @@ import WarmCacheUpdates
     static func updateSamples() -> [Sample] {
         let index = URL(string: "https://updates.example.com/v1/index.sqlite")!
         let kinds: [BundleUpdateError.Kind] = [
-            .insecureURL, .noTrustedKeys, .unsigned, .invalidStatement, .untrustedKey(keyIDs: ["ab12cd34"]),
+            .insecureURL, .noTrustedKeys, .unsigned, .notFound(status: 404), .invalidStatement, .untrustedKey(keyIDs: ["ab12cd34"]),
             .untrustedKey(keyIDs: []), .badSignature(keyID: "ab12cd34"), .indexMismatch(expected: "aa", actual: "bb"),
             .rollback(offered: 3, installed: 4), .versionReused(version: 4), .expired(at: Date(timeIntervalSince1970: 0)),
             .tooSlow(seconds: 600), .httpStatus(404), .redirectRefused(to: "https://elsewhere.example.com/"),
@@ -140,12 +140,13 @@ import WarmCacheUpdates
         samples += writerKinds.map { Sample(type: "BundleWriterError.swift:BundleWriterError", kind: caseName($0),
                                             message: BundleWriterError($0, bundleURL: bundle, detail: "writing the index: "
                                                 + PlainReason.of(CocoaError(.fileWriteNoPermission))).description) }
-        let mergeKinds: [BundleMergeError.Kind] = [.unreadablePart, .incompatibleParts, .locked, .fileSystem]
+        let mergeKinds: [BundleMergeError.Kind] = [.unreadablePart, .incompatibleParts, .locked, .fileSystem,
+                                                   .interrupted]
         samples += mergeKinds.map { Sample(type: "BundleMergeError.swift:BundleMergeError", kind: caseName($0),
                                            message: BundleMergeError($0, "cannot merge parts/p1.warmcache: "
                                                + PlainReason.of(POSIXError(.ENOENT))).description) }
         let warmKinds: [WarmError.Kind] = [.nothingWritten, .strictFailure, .locked, .engine, .fileSystem, .overBudget,
-                                           .outOfSpace, .reportNotWritten]
+                                           .outOfSpace, .interrupted, .reportNotWritten]
         samples += warmKinds.map { Sample(type: "WarmError.swift:WarmError", kind: caseName($0),
                                           message: WarmError($0, "cannot write the report to /tmp/r.json: "
                                               + PlainReason.of(CocoaError(.fileNoSuchFile))).description) }
@@ -153,7 +154,7 @@ import WarmCacheUpdates
                                     byPreset: [.init(name: "thumb", variants: 3, files: 3, bytes: 112_525)],
                                     largestSources: [.init(name: web.absoluteString, variants: 3, files: 3, bytes: 112_525)])
         samples.append(Sample(type: "BundlePayload.swift:BudgetExceeded", kind: nil,
-                              message: BudgetExceeded(budget: 100_000, payload: payload, bundlePath: bundle.path).description))
+                              message: BudgetExceeded(budget: 100_000, payload: payload, indexBytes: 8_192, bundlePath: bundle.path).description))
         samples.append(Sample(type: "ContactSheet.swift:ContactSheetError", kind: "cannotWrite",
                               message: ContactSheetError.cannotWrite("/tmp/sheet.html",
                                                                      reason: PlainReason.of(POSIXError(.EACCES))).description))

@@ -120,4 +120,46 @@ import WarmCacheImaging
         let bad = try await CLI.run(["warm", "manifest.yml", "--budget", "lots"], in: scratch.url)
         #expect(bad.status == 64 && bad.stderr.contains("--budget 'lots' is not a size"), "\(bad)")
     }
+
+    /// The budget covers the index too, is exact (equal fits, a byte less does not, and the
+    /// message tells the two apart), may be 0, and its advice fits the manifest.
+    @Test func theBudgetIsExact() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try PayloadTests.files(in: scratch)
+        try scratch.write(PayloadTests.manifest(target: 75), to: "manifest.yml")
+        let warm = ["warm", "manifest.yml", "--cache-dir", "cache"]
+        let first = try await CLI.run(warm, in: scratch.url)
+        try #require(first.status == 0, "\(first)")
+        let bundle = scratch.path("Out/Images.warmcache")
+        let payload = try BundleInspector(bundleURL: bundle).listing().sources.flatMap(\.variants)
+        let blobBytes = Dictionary(payload.map { ($0.blob, $0.bytes) }, uniquingKeysWith: { a, _ in a }).values.reduce(0, +)
+        let indexBytes = try #require(ObjectStore.fileSize(bundle.appendingPathComponent("index.sqlite")))
+        let total = blobBytes + indexBytes
+
+        let equal = try await CLI.run(warm + ["--budget", "\(total)"], in: scratch.url)
+        #expect(equal.status == 0 && equal.stdout.contains("+ index ") && equal.stdout.contains(" budget"), "\(equal)")
+        let under = try await CLI.run(warm + ["--budget", "\(total - 1)"], in: scratch.url)
+        #expect(under.status == 7, "\(under)")
+        func grouped(_ count: Int) -> String {
+            var text = String(count)
+            var index = text.endIndex
+            while text.distance(from: text.startIndex, to: index) > 3 {
+                index = text.index(index, offsetBy: -3)
+                text.insert(",", at: index)
+            }
+            return text
+        }
+        #expect(under.stderr.contains("would take \(grouped(total)) bytes") && under.stderr.contains("index), over its budget of "
+                    + "\(grouped(total - 1)) bytes"), "\(under)")
+        // The manifest uses formats: [smallest] and a quality_target already.
+        #expect(under.stderr.contains("Lower quality_target") && !under.stderr.contains("use formats: [smallest]"),
+                "\(under)")
+        let zero = try await CLI.run(warm + ["--budget", "0"], in: scratch.url)
+        #expect(zero.status == 7 && zero.stderr.contains("over its budget of 0 B"), "\(zero)")
+
+        #expect(BudgetExceeded.advice(usesSmallest: false, usesQualityTarget: false)
+                    == "Set a quality_target (or lower the fixed qualities), use formats: [smallest], drop sizes or scales, "
+                    + "or raise 'budget'.")
+    }
 }

@@ -132,8 +132,8 @@ struct TargetTests {
 
     @Test("sign defaults to the manifest's bundle too; merge, pull and keygen pass through")
     func signingAndPassThrough() throws {
-        #expect(try arguments(["sign", "--key", "k.key", "--version", "7"])
-            == ["sign", "Build/Photos.warmcache", "--key", "k.key", "--version", "7"])
+        #expect(try arguments(["sign", "--key", "k.key", "--sign-version", "7"])
+            == ["sign", "Build/Photos.warmcache", "--key", "k.key", "--sign-version", "7"])
         #expect(try arguments(["sign", "--target", "App"]) == ["sign", "Sources/App/Resources/Photos.warmcache"])
         #expect(try arguments(["pull", "https://cdn.test/B.warmcache/", "B.warmcache", "--public-key", "k"])
             == ["pull", "https://cdn.test/B.warmcache/", "B.warmcache", "--public-key", "k"])

@@ -40,8 +40,8 @@ struct JSONOutputSchemaTests {
     static let objects: [String: [String: Kind]] = [
         "inspect --json": [
             "reportVersion": .integer, "path": .string, "formatVersion": .string, "generator": .string,
-            "sources": .integer, "variants": .integer, "blobs": .integer, "blobBytes": .integer,
-            "sourceBytes": .integer, "placeholders": .integer, "byFormat": .array(.object("group")),
+            "sources": .integer, "variants": .integer, "files": .integer, "bytes": .integer,
+            "originalBytes": .integer, "placeholders": .integer, "byFormat": .array(.object("group")),
             "byVariant": .array(.object("group")), "byPreset": .array(.object("group")),
             "largest": .array(.object("variant")), "statement?": .object("statement"),
         ],
@@ -128,7 +128,7 @@ struct JSONOutputSchemaTests {
         ],
         "contact sheet summary": [
             "path": .string, "generator": .string, "formatVersion": .string, "sources": .integer,
-            "variants": .integer, "blobs": .integer, "blobBytes": .integer, "sourceBytes": .integer,
+            "variants": .integer, "files": .integer, "bytes": .integer, "originalBytes": .integer,
             "placeholders": .integer, "whyNoBundle": .string,
         ],
         "group row": ["0": .string, "1": .integer, "2": .integer],

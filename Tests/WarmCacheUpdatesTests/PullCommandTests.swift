@@ -87,4 +87,83 @@ struct PullCommandTests {
         #expect(!misused.output.contains(secret) && !misused.output.contains(secret.suffix(44)))
         try await server.shutdown()
     }
+    @Test("pull says what happened: nothing at a mistyped URL, why a key excludes unsigned, the version a folder has")
+    func saysWhatHappened() async throws {
+        let server = try await FixtureServer.start()
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        // A mistyped base URL: nothing there, not an unsigned bundle; the source failed (5).
+        let mistyped = try await pull([server.url("/pub/Images.warmcach/").absoluteString,
+                                       temporaryUpdateDirectory().path] + key)
+        #expect(mistyped.status == 5 && mistyped.stderr.contains("not found at ") && !mistyped.stderr.contains("unsigned"),
+                "\(mistyped)")
+
+        // An unsigned bundle with a key and --insecure-unsigned: refused, saying why the opt-in does not apply.
+        let unsigned = try PublishedBundle(sources: 2, signingKey: nil)
+        try unsigned.serve(on: server, at: "/unsigned/")
+        let both = try await pull([server.url("/unsigned/").absoluteString, temporaryUpdateDirectory().path,
+                                   "--insecure-unsigned"] + key)
+        #expect(both.status == 6 && both.stderr.contains("signature check: ")
+                    && both.stderr.contains("allowed only when no public key is trusted"), "\(both)")
+
+        // A folder signed at version 7, pulled again with --insecure-unsigned, is still at version 7.
+        var signed = try PublishedBundle(sources: 2, signingKey: nil)
+        try signed.sign(version: 7)
+        try signed.serve(on: server)
+        let base = server.url("/pub/Images.warmcache/").absoluteString
+        let local = temporaryUpdateDirectory().path
+        let installed = try await pull([base, local] + key)
+        try #require(installed.status == 0 && installed.stdout.contains("version 7"), "\(installed)")
+        let insecure = try await pull([base, local, "--insecure-unsigned"])
+        #expect(insecure.status == 0 && insecure.stdout.contains("up to date") && insecure.stdout.contains("version 7")
+                    && !insecure.stdout.contains("unsigned version"), "\(insecure)")
+
+        // After an unsigned install, a signed statement below the highest version installed is a rollback.
+        try signed.change([0])
+        try FileManager.default.removeItem(at: signed.statementURL)
+        try signed.serve(on: server)
+        let unsignedRelease = try await pull([base, local, "--insecure-unsigned"])
+        try #require(unsignedRelease.status == 0 && unsignedRelease.stdout.contains("unsigned version"), "\(unsignedRelease)")
+        try signed.change([1])
+        try signed.sign(version: 1)
+        try signed.serve(on: server)
+        let rollback = try await pull([base, local] + key)
+        #expect(rollback.status == 6 && rollback.stderr.contains("rollback check: ")
+                    && rollback.stderr.contains("version 1, older than version 7"), "\(rollback)")
+        try await server.shutdown()
+    }
+
+    @Test("pull and verify take -q: errors only")
+    func quiet() async throws {
+        let published = try PublishedBundle(sources: 2)
+        let server = try await FixtureServer.start()
+        try published.serve(on: server)
+        let base = server.url("/pub/Images.warmcache/").absoluteString
+        let local = temporaryUpdateDirectory().path
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        let pulled = try await pull([base, local, "-q"] + key)
+        #expect(pulled.status == 0 && pulled.output.isEmpty, "\(pulled)")
+        let verified = try await WarmCacheCLI.run(["verify", local, "-q"] + key)
+        #expect(verified.status == 0 && verified.output.isEmpty, "\(verified)")
+        let failed = try await pull([server.url("/none/").absoluteString, temporaryUpdateDirectory().path, "--quiet"] + key)
+        #expect(failed.status == 5 && failed.stdout.isEmpty && failed.stderr.hasPrefix("error: "), "\(failed)")
+        try await server.shutdown()
+    }
+
+    @Test("pull's failures in its own words: no curl message, --allow-http, no empty folder left")
+    func failuresInPlainWords() async throws {
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        let parent = temporaryUpdateDirectory().appendingPathComponent("x")
+        let local = parent.appendingPathComponent("Images.warmcache").path
+        let closed = try ClosedPort()
+        let refused = try await pull([closed.url("/b/").absoluteString, local] + key)
+        #expect(refused.status == 5 && refused.stderr.contains("refused the connection")
+                    && !refused.stderr.contains("Failed to connect") && !refused.stderr.contains(" ms"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: parent.path), "a failed first pull left \(parent.path)")
+        for base in ["ftp://cdn.example.com/b/", "http://cdn.example.com/b/"] {
+            let insecure = try await pull([base, local] + key)
+            #expect(insecure.status == 64 && insecure.stderr.contains("--allow-http")
+                        && !insecure.stderr.contains("allowsInsecureHTTP"), "\(insecure)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: parent.path))
+    }
 }

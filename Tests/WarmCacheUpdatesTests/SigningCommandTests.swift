@@ -72,10 +72,10 @@ struct SigningCommandTests {
         #expect(first.status == 0, "\(first)")
         #expect(first.stdout.hasPrefix("Signed Images.warmcache: version 1, expires ")
                 && first.stdout.contains("key \(TestKeys.publisher.keyID)"), "\(first)")
-        let lower = try await WarmCacheCLI.run(["sign", bundle, "--key", keyFile.path, "--version", "1"])
+        let lower = try await WarmCacheCLI.run(["sign", bundle, "--key", keyFile.path, "--sign-version", "1"])
         #expect(lower.status == 1 && lower.stderr.contains("not higher than version 1"), "\(lower)")
 
-        let fromEnvironment = try await WarmCacheCLI.run(["sign", bundle, "--version", "10", "--expires", "2h"],
+        let fromEnvironment = try await WarmCacheCLI.run(["sign", bundle, "--sign-version", "10", "--expires", "2h"],
                                                          environment: ["WARM_CACHE_SIGNING_KEY": secretText])
         #expect(fromEnvironment.status == 0, "\(fromEnvironment)")
         let statement = try SignedStatement.verify(Data(contentsOf: published.statementURL),
@@ -83,7 +83,14 @@ struct SigningCommandTests {
         #expect(statement.version == 10 && abs(statement.expiresAt.timeIntervalSinceNow - 7_200) < 120)
 
         let noKey = try await WarmCacheCLI.run(["sign", bundle])
-        #expect(noKey.status == 64 && noKey.stderr.contains("--key FILE"), "\(noKey)")
+        #expect(noKey.status == 64 && noKey.stderr.contains("--key FILE") && !noKey.stderr.contains("USAGE")
+                    && noKey.stderr.split(separator: "\n").count == 1, "one line, no usage: \(noKey)")
+        // --version is warm-cache's own, here as everywhere; the statement's is --sign-version.
+        let version = try await WarmCacheCLI.run(["sign", "--version"])
+        #expect(version.status == 0 && !version.output.contains("Missing"), "\(version)")
+        let help = try await WarmCacheCLI.run(["sign", "--help"])
+        #expect(help.stdout.components(separatedBy: "--version").count == 2 && help.stdout.contains("--sign-version"),
+                "--version listed once: \(help)")
         let publicFile = folder.appendingPathComponent("public.txt")
         try Data((TestKeys.publisher.publicKey.base64 + "\n").utf8).write(to: publicFile)
         let wrongFile = try await WarmCacheCLI.run(["sign", bundle, "--key", publicFile.path])
@@ -148,5 +155,23 @@ struct SigningCommandTests {
         #expect(unsigned.status == 2 && unsigned.stderr.contains("missing: the bundle is not signed"), "\(unsigned)")
         #expect(try await WarmCacheCLI.run(["verify", bundle]).status == 0)
         #expect(try await WarmCacheCLI.run(["inspect", bundle]).stdout.contains("  unsigned (no statement.json"))
+    }
+
+    @Test("a damaged index is said in plain words, with what to do, and not as a reason to sign again")
+    func damagedIndex() async throws {
+        let published = try PublishedBundle(sources: 3)
+        let bundle = published.directory.path
+        var bytes = try Data(contentsOf: published.indexURL)
+        for offset in stride(from: 200, to: bytes.count, by: 7) { bytes[offset] = 0xA5 }
+        try bytes.write(to: published.indexURL)
+        let key = ["--public-key", TestKeys.publisher.publicKey.base64]
+        let verified = try await WarmCacheCLI.run(["verify", bundle] + key)
+        #expect(verified.status == 2 && verified.stderr.contains("index.sqlite is damaged")
+                    && verified.stderr.contains("warm-cache warm"), "\(verified)")
+        #expect(!verified.output.contains("SQLite") && !verified.output.contains("SELECT")
+                    && !verified.output.contains("Sign the bundle again"), "\(verified)")
+        let inspected = try await WarmCacheCLI.run(["inspect", bundle])
+        #expect(inspected.status == 1 && inspected.stderr.contains("index.sqlite is damaged")
+                    && !inspected.stderr.contains("SQLite"), "\(inspected)")
     }
 }

@@ -108,19 +108,68 @@ public struct BundlePayload: Sendable, Codable, Hashable {
 }
 
 /// A warm whose bundle would weigh more than the manifest's `budget`: nothing was published.
+/// The budget covers every file of the bundle: its blobs and its index.
 public struct BudgetExceeded: Error, Sendable, CustomStringConvertible {
     public var budget: Int
     public var payload: BundlePayload
+    /// The bytes of the index the bundle would have.
+    public var indexBytes: Int
     /// The bundle that stays as it was.
     public var bundlePath: String
+    /// What could bring it under its budget, as the manifest stands (``advice(usesSmallest:usesQualityTarget:)``).
+    public var advice = BudgetExceeded.advice(usesSmallest: false, usesQualityTarget: false)
+
+    public init(budget: Int, payload: BundlePayload, indexBytes: Int, bundlePath: String) {
+        self.budget = budget
+        self.payload = payload
+        self.indexBytes = indexBytes
+        self.bundlePath = bundlePath
+    }
+
+    /// Whether a bundle of `payload` with an index of `indexBytes` exceeds `budget`.
+    static func check(_ budget: Int?, payload: BundlePayload, indexBytes: Int, bundlePath: String) throws {
+        guard let budget, payload.bytes + indexBytes > budget else { return }
+        throw BudgetExceeded(budget: budget, payload: payload, indexBytes: indexBytes, bundlePath: bundlePath)
+    }
+
+    /// The bundle's bytes: its blobs and its index.
+    public var bytes: Int { payload.bytes + indexBytes }
 
     public var description: String {
         let presets = payload.byPreset.prefix(3).map { "\($0.name) \(ByteCountText.format($0.bytes))" }
         let sources = payload.largestSources.prefix(3).map { "\($0.name) \(ByteCountText.format($0.bytes))" }
-        var text = "the bundle would take \(ByteCountText.format(payload.bytes)), over its budget of "
-            + "\(ByteCountText.format(budget)), so nothing was published (\(bundlePath) is unchanged)"
+        let (size, limit) = Self.distinct(bytes, budget)
+        var text = "the bundle would take \(size) (\(ByteCountText.format(payload.bytes)) in \(payload.files) "
+            + "file\(payload.files == 1 ? "" : "s") and a \(ByteCountText.format(indexBytes)) index), over its budget of "
+            + "\(limit), so nothing was published (\(bundlePath) is unchanged)"
         if !presets.isEmpty { text += "; largest presets: " + presets.joined(separator: ", ") }
         if !sources.isEmpty { text += "; largest sources: " + sources.joined(separator: ", ") }
-        return text + ". Lower quality_target, use formats: [smallest], drop sizes or scales, or raise 'budget'."
+        return text + ". " + advice
+    }
+
+    /// Two sizes as text that tells them apart: rounded (`3.8 MB`) unless that makes them look
+    /// equal, then exact (`3,814,153 bytes`).
+    package static func distinct(_ one: Int, _ other: Int) -> (String, String) {
+        let rounded = (ByteCountText.format(one), ByteCountText.format(other))
+        guard rounded.0 == rounded.1, one != other else { return rounded }
+        func exact(_ count: Int) -> String {
+            var digits = String(count)
+            var index = digits.endIndex
+            while digits.distance(from: digits.startIndex, to: index) > 3 {
+                index = digits.index(index, offsetBy: -3)
+                digits.insert(",", at: index)
+            }
+            return digits + " bytes"
+        }
+        return (exact(one), exact(other))
+    }
+
+    /// What a manifest can change to fit its budget: a quality target (lower, or set one where
+    /// qualities are fixed), `formats: [smallest]` where it is not used, fewer sizes, a larger budget.
+    public static func advice(usesSmallest: Bool, usesQualityTarget: Bool) -> String {
+        var steps = [usesQualityTarget ? "Lower quality_target" : "Set a quality_target (or lower the fixed qualities)"]
+        if !usesSmallest { steps.append("use formats: [smallest]") }
+        steps += ["drop sizes or scales", "or raise 'budget'"]
+        return steps.joined(separator: ", ") + "."
     }
 }

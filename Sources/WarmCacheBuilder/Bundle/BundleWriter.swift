@@ -495,7 +495,8 @@ public final class BundleWriter: Sendable {
     /// The payload of the index at `path`, refused when over the budget.
     private func weigh(indexAt path: String, budget: Int?) throws -> BundlePayload {
         let payload = try fileSystem("measuring the index") { try BundlePayload.measure(indexAt: path) }
-        if let budget, payload.bytes > budget { throw BudgetExceeded(budget: budget, payload: payload, bundlePath: bundleURL.path) }
+        try BudgetExceeded.check(budget, payload: payload, indexBytes: ObjectStore.fileSize(atPath: path) ?? 0,
+                                 bundlePath: bundleURL.path)
         return payload
     }
 
@@ -518,9 +519,8 @@ public final class BundleWriter: Sendable {
         guard let digest = commit.digest, digest == lastPublished.contentsDigest,
               FileStamp(atPath: indexURL.path) == lastPublished.stamp else { return nil }
         let payload = try lastPublished.payload.map { known in
-            if let budget = commit.budget, known.bytes > budget {
-                throw BudgetExceeded(budget: budget, payload: known, bundlePath: bundleURL.path)
-            }
+            try BudgetExceeded.check(commit.budget, payload: known, indexBytes: ObjectStore.fileSize(indexURL) ?? 0,
+                                     bundlePath: bundleURL.path)
             return known
         } ?? weigh(indexAt: indexURL.path, budget: commit.budget)
         commit.builder.discard()

@@ -24,6 +24,13 @@ public struct BundleReport: Sendable, Codable {
     public var byVariant: [Group]
     public var byPreset: [Group]
     public var largest: [VariantReport]
+
+    /// The JSON names are the warm report's for the same facts (docs/json.md): `files` and
+    /// `bytes` as in its `payload`, `originalBytes` as in its sources.
+    private enum CodingKeys: String, CodingKey {
+        case path, formatVersion, generator, sources, variants, placeholders, byFormat, byVariant, byPreset, largest
+        case blobs = "files", blobBytes = "bytes", sourceBytes = "originalBytes"
+    }
 }
 
 /// Reads a bundle's index to describe it. Read-only; opens the bundle like the runtime library does.

@@ -11,6 +11,9 @@ public struct VerificationReport: Sendable, Codable {
             /// The signed statement (`statement.json`) is missing, unsigned by a given key, names
             /// another index or has expired (checked by `warm-cache verify`).
             case statement
+            /// A file a killed run left in the bundle folder (its staging folder, a half-written
+            /// index or statement): not part of the bundle, but an app copying the folder ships it.
+            case leftover
         }
         public var kind: Kind
         /// The file or key concerned.
@@ -162,7 +165,22 @@ public struct BundleVerifier {
                                          detail: "not listed in the index (left by an interrupted run; the next warm "
                                              + "of this bundle, or the next update a pull installs, removes it)"))
         }
+        report.warnings += leftovers()
         return report
+    }
+
+    /// What a killed run (`kill -9`, a crash, a power cut) left at the top of the bundle folder.
+    private func leftovers() -> [VerificationReport.Problem] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundleURL.path)) ?? []
+        return names.sorted().compactMap { name -> VerificationReport.Problem? in
+            let isLeftover = name == ".tmp" || (name.hasPrefix("index-") && name.hasSuffix(".sqlite.tmp"))
+                || (name.hasPrefix(".\(BundleFormat.statementFileName).") && name.hasSuffix(".tmp"))
+            guard isLeftover else { return nil }
+            return .init(kind: .leftover, subject: name,
+                         detail: "left by a run that was killed; it is not part of the bundle, but an app that copies "
+                             + "this folder ships it",
+                         repair: "run warm-cache warm (or merge) on this bundle again, which removes it, or delete it")
+        }
     }
 
     private func listObjects() -> Set<String> {

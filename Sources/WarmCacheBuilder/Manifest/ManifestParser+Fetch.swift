@@ -47,6 +47,7 @@ extension ManifestParser {
                 }
             case "headers":
                 settings.headers = parseHeaders(value, what: what)
+                warnOfCredentials(in: value)
             case "hosts":
                 settings.hostHeaders = parseHosts(value)
             case "proxy":
@@ -120,15 +121,16 @@ extension ManifestParser {
     }
 
     /// A byte size (`50MB`, `512KB`, `1GiB`, a bare number of bytes), at least 1 byte.
-    func byteSize(_ node: Node, what: String) -> Int? {
+    func byteSize(_ node: Node, what: String, minimum: Int = 1) -> Int? {
         guard let text = reader.string(node, what: what) else { return nil }
         guard let bytes = ManifestByteSize.bytes(from: text.value) else {
             diagnostics.error("\(what) must be a size such as 512KB, 50MB or 1GiB (a bare number is bytes),"
                               + " found '\(text.value)'", at: text.location)
             return nil
         }
-        guard bytes >= 1 else {
-            diagnostics.error("\(what) must be at least 1 byte, found '\(text.value)'", at: text.location)
+        guard bytes >= minimum else {
+            diagnostics.error("\(what) must be at least \(minimum) byte\(minimum == 1 ? "" : "s"), found '\(text.value)'",
+                              at: text.location)
             return nil
         }
         return bytes
@@ -160,6 +162,18 @@ extension ManifestParser {
             headers.append(FetchHeader(name: field.key, value: SecretString(value.value)))
         }
         return headers
+    }
+
+    /// Headers that carry credentials: in `fetch.headers` they go to every host the manifest names.
+    static let credentialHeaders: Set = ["authorization", "cookie"]
+
+    /// Warns of a credential header in `fetch.headers`, where every host receives it.
+    private func warnOfCredentials(in node: Node) {
+        guard node.mapping != nil else { return }  // parseHeaders said what is wrong with it
+        for field in reader.mapping(node, what: "'headers'") ?? [] where Self.credentialHeaders.contains(field.key.lowercased()) {
+            diagnostics.warning("'\(field.key)' in fetch.headers is sent to every host; put credentials under "
+                                + "fetch.hosts.<host>.headers, which go to that host only", at: field.keyLocation)
+        }
     }
 
     private func parseHosts(_ node: Node) -> [String: [FetchHeader]] {

@@ -27,7 +27,7 @@ struct ManifestParser {
             case "output": manifest.output = parseOutput(field.value)
             case "platforms": manifest.platforms = parsePlatforms(field.value)
             case "budget":
-                if let bytes = byteSize(field.value, what: "'budget'") {
+                if let bytes = byteSize(field.value, what: "'budget'", minimum: 0) {
                     manifest.budget = Located(bytes, at: reader.location(field.value))
                 }
             case "defaults": parseDefaults(field.value, into: &manifest)

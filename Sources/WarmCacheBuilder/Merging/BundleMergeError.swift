@@ -10,6 +10,8 @@ public struct BundleMergeError: Error, CustomStringConvertible, Sendable {
         case locked
         /// Writing the output failed (permissions, disk full, ...).
         case fileSystem
+        /// ``BundleMerger/isCancelled`` said to stop (Ctrl-C): what the merge wrote was removed.
+        case interrupted
     }
 
     public let kind: Kind

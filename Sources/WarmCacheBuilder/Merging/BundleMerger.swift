@@ -21,6 +21,9 @@ public struct BundleMerger: Sendable {
     public let output: URL
     /// Merge the shards given even if some of `1...N` are missing.
     public var allowMissingShards: Bool
+    /// Asked between steps (a part, a batch of blobs): `true` stops the merge before it
+    /// publishes, removing what it wrote (the CLI's Ctrl-C).
+    public var isCancelled: @Sendable () -> Bool = { false }
 
     public init(parts: [URL], output: URL, allowMissingShards: Bool = false) {
         self.parts = parts.map(\.standardizedFileURL)
@@ -80,6 +83,7 @@ public struct BundleMerger: Sendable {
             for (index, part) in loaded.enumerated() {
                 added += try stage(part, earlier: loaded[..<index], into: writer)
             }
+            try stopIfCancelled()
             let summary = try writer.commit(manifestFingerprint: loaded[0].fingerprint)
             return Summary(parts: parts.count, sources: summary.sourceCount, variants: summary.variantCount,
                            blobs: summary.blobCount, blobsAdded: added, blobsRemoved: summary.blobsRemoved)
@@ -109,6 +113,7 @@ public struct BundleMerger: Sendable {
     /// adds its blobs; returns how many blobs were added. Rows another part staged before must be
     /// identical (presets aside): else the error names both parts.
     private func stage(_ part: BundlePart, earlier: ArraySlice<BundlePart>, into writer: BundleWriter) throws -> Int {
+        try stopIfCancelled()
         let conflict: IndexMerge.Conflict?
         do {
             conflict = try writer.mergeIndex(of: part.url)
@@ -137,6 +142,7 @@ public struct BundleMerger: Sendable {
         try part.forEachBlob { sha256, format, byteCount in
             batch.append((sha256, format, byteCount))
             if batch.count == Self.linkBatch {
+                try stopIfCancelled()
                 added += try writer.adoptBlobs(batch, fromBundleAt: part.url.path)
                 batch.removeAll(keepingCapacity: true)
             }
@@ -147,6 +153,11 @@ public struct BundleMerger: Sendable {
     /// Blobs linked at once (in parallel): large enough to keep every core busy, small enough
     /// that memory does not grow with the part.
     private static let linkBatch = 4096
+
+    private func stopIfCancelled() throws(BundleMergeError) {
+        guard isCancelled() else { return }
+        throw BundleMergeError(.interrupted, "interrupted: nothing was written; \(output.path) is unchanged")
+    }
 
     // MARK: Checks
 

@@ -18,6 +18,9 @@ public struct WarmError: Error, Sendable, CustomStringConvertible, LocalizedErro
         /// A disk (the bundle's or the cache's) ran out of space or inodes: the run stopped, removed
         /// what it wrote, and the previous bundle is untouched.
         case outOfSpace
+        /// The run was cancelled (Ctrl-C, SIGTERM): it stopped, removed what it wrote, and the
+        /// previous bundle is untouched; originals downloaded in full are kept.
+        case interrupted
         /// The bundle was published (``report`` says with which outcome) but the report could not
         /// be written; the message says why.
         case reportNotWritten

@@ -45,9 +45,7 @@ public struct WarmPipeline: Sendable {
         let session = try await WarmSession.open(for: self)
         defer { session.processes?.shutdown() }
         let window = 2 * (options.fetchConcurrency ?? plan.fetch.concurrency) + 2 * session.imagingSlotCount
-        let sources = await SourceWindow(sources: plan.sources, session: session, size: window) { source, checks in
-            await self.process(source, checks: checks, session: session)
-        }.run()
+        let sources = await takeSources(session, window: window)
         var ending = await WarmEnding(pipeline: self, session: session, sources: sources, started: started)
         try await commit(session, &ending)
         let status: WarmReport.Status = ending.report.totals.sourcesFailed == 0 ? .ok : .partial
@@ -61,23 +59,43 @@ public struct WarmPipeline: Sendable {
         return done
     }
 
-    /// Publishes the bundle, unless the run ran out of space, `strict` is set and a source
-    /// failed, every source failed, or the bundle would exceed its budget: then nothing is
-    /// published, what the run wrote is removed, and the error carries the report.
+    /// Every source through check, acquire, render and store. Cancelled (Ctrl-C in the CLI), the
+    /// imaging processes are killed at once, the sources in flight fail fast, and the commit
+    /// publishes nothing. (A function of its own: `withTaskCancellationHandler` inside `run()`,
+    /// which throws a typed error, crashed the Swift 6.3 runtime.)
+    private func takeSources(_ session: WarmSession, window: Int) async -> SourceWindow.Outcome {
+        await withTaskCancellationHandler {
+            await SourceWindow(sources: plan.sources, session: session, size: window) { source, checks in
+                await self.process(source, checks: checks, session: session)
+            }.run()
+        } onCancel: {
+            session.processes?.terminate()
+        }
+    }
+
+    /// Publishes the bundle, unless the run was cancelled, ran out of space, `strict` is set and
+    /// a source failed, every source failed, or the bundle would exceed its budget: then nothing
+    /// is published, what the run wrote is removed, and the error carries the report.
     private func commit(_ session: WarmSession, _ ending: inout WarmEnding) async throws(WarmError) {
         let writer = session.writer
         let totals = ending.report.totals
+        if Task.isCancelled {
+            await BlockingWork.run { writer.abandon() }
+            throw await ending.failure(.interrupted, "interrupted: nothing was written; \(plan.output.path) is unchanged "
+                + "(originals downloaded in full are kept for the next run)")
+        }
         if session.space.ranOut || writer.hasRunOutOfSpace {
             throw await ending.outOfSpace()
         }
         if options.strict, totals.sourcesFailed > 0 {
             await BlockingWork.run { writer.abandon() }
-            throw await ending.failure(.strictFailure, "\(totals.sourcesFailed) of \(totals.sources) sources failed "
+            throw await ending.failure(.strictFailure, "\(totals.sourcesFailed) of \(CountText.of(totals.sources, "source")) failed "
                 + "and --strict is set: nothing was written; \(plan.output.path) is unchanged")
         }
         if totals.sourcesOK == 0, !plan.sources.isEmpty {
             await BlockingWork.run { writer.abandon() }
-            throw await ending.failure(.nothingWritten, "all \(plan.sources.count) sources failed: nothing was written; "
+            throw await ending.failure(.nothingWritten, (plan.sources.count == 1 ? "the only source" : "all \(plan.sources.count) sources")
+                + " failed: nothing was written; "
                 + "\(plan.output.path) is unchanged")
         }
         do {
@@ -95,9 +113,14 @@ public struct WarmPipeline: Sendable {
             ending.report.removedSources = summary.removedSources
             ending.report.payload = summary.payload
             ending.report.unchanged = summary.unchanged ? true : nil
-        } catch let exceeded as BudgetExceeded {
+        } catch var exceeded as BudgetExceeded {
             await BlockingWork.run { writer.abandon() }
             ending.report.payload = exceeded.payload
+            let requests = plan.sources.lazy.flatMap(\.variants).map(\.request)
+            func isSmallest(_ request: VariantRequest) -> Bool { if case .smallest = request.format { true } else { false } }
+            exceeded.advice = BudgetExceeded.advice(
+                usesSmallest: requests.allSatisfy(isSmallest),
+                usesQualityTarget: requests.contains { isSmallest($0) || $0.quality.values.contains(.perceptual) })
             throw await ending.failure(.overBudget, exceeded.description)
         } catch {
             if DiskSpace.isExhausted(by: error) || writer.hasRunOutOfSpace {
@@ -210,10 +233,11 @@ public struct WarmPipeline: Sendable {
             return outcome
         }
 
-        // A disk ran out of space: the run stops, so the sources still waiting are not started.
-        guard !space.ranOut else {
+        // A disk ran out of space or the run was cancelled: the sources still waiting are not started.
+        guard !space.ranOut, !Task.isCancelled else {
             outcome.report.status = .failed
-            outcome.report.failure = SourceFailure(.fileSystem, "not started: the disk ran out of space")
+            outcome.report.failure = SourceFailure(.fileSystem, space.ranOut ? "not started: the disk ran out of space"
+                                                                             : "not started: the run was interrupted")
             return outcome
         }
         space.attempt()

@@ -184,6 +184,8 @@ extension ManifestVariantSettings {
         case .lossless: return lossless?.location
         case .progressive: return progressive?.location
         case .palette: return palette?.location
+        case .quality: return quality.values.map(\.location).min()
+        case .qualityTarget: return qualityTarget?.location
         }
     }
 }

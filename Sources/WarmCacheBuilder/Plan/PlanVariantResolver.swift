@@ -8,7 +8,7 @@ import WarmCacheImaging
 struct PlanIssue: Hashable {
     enum Field: Hashable {
         case width, height, fit, gravity, background, formats, scales, processors, effort
-        case lossless, progressive, palette
+        case lossless, progressive, palette, quality, qualityTarget
     }
 
     var severity: ManifestDiagnostic.Severity
@@ -88,6 +88,9 @@ enum PlanVariantResolver {
             issues.append(alphaIssue(fit: fit, processors: processors))
         }
         issues += optionIssues(settings, formats: formats)
+        issues += qualityIssues(settings, formats: formats, smallest: settings.formats?.value.contains {
+            if case .smallest = $0.value { true } else { false }
+        } ?? false)
 
         var requests: [VariantRequest] = []
         for scale in scales {
@@ -103,6 +106,29 @@ enum PlanVariantResolver {
             }
         }
         return (requests, issues)
+    }
+
+    /// Quality settings that would have no effect: fixed qualities under `formats: [smallest]`
+    /// (every candidate is encoded at `quality_target`), and a `quality_target` where every
+    /// format has a fixed quality.
+    private static func qualityIssues(_ settings: ManifestVariantSettings, formats: [FormatChoice],
+                                      smallest: Bool) -> [PlanIssue] {
+        let concrete = Set(formats.flatMap(relevantFormats))
+        let fixed = settings.quality.filter { concrete.contains($0.key) && $0.value.value != .perceptual }
+            .map { "\($0.key.rawValue) \($0.value.value)" }.sorted()
+        if smallest, !fixed.isEmpty {
+            return [PlanIssue(severity: .warning, message: "'formats: [smallest]' encodes every candidate at "
+                              + "'quality_target', so 'quality' (\(fixed.joined(separator: ", "))) is ignored: remove it, "
+                              + "or list the formats instead of smallest", fields: [.quality])]
+        }
+        let perceptual = concrete.contains { settings.quality[$0]?.value == .perceptual }
+        if settings.qualityTarget != nil, !smallest, !perceptual, !fixed.isEmpty {
+            return [PlanIssue(severity: .warning, message: "'quality_target' only applies to 'quality: auto' and "
+                              + "'formats: [smallest]'; this variant has fixed qualities (\(fixed.joined(separator: ", "))), "
+                              + "so it is ignored: set 'quality: auto', or remove 'quality_target'",
+                              fields: [.qualityTarget])]
+        }
+        return []
     }
 
     /// The concrete formats a choice can become.

@@ -28,8 +28,8 @@ extension WarmPlan {
             func list(_ counts: [String: Int]) -> String {
                 counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             }
-            var lines = ["\(sourceCount) sources (\(remoteSourceCount) remote, \(localSourceCount) local),"
-                         + " \(variantCount) variants"]
+            var lines = ["\(CountText.of(sourceCount, "source")) (\(remoteSourceCount) remote, \(localSourceCount) local),"
+                         + " " + CountText.of(variantCount, "variant")]
             if !variantsByFormat.isEmpty { lines.append("  formats: " + list(variantsByFormat)) }
             if !variantsByPreset.isEmpty { lines.append("  presets: " + list(variantsByPreset)) }
             return lines.joined(separator: "\n")

@@ -86,8 +86,8 @@ public enum EncoderTable {
     /// `spec` with only the settings its format's encoder uses: options it ignores are removed,
     /// effort is clamped to the format's range, and quality is dropped where the encoder ignores it
     /// (GIF; PNG without palette; AVIF, HEIC and JPEG XL when lossless); a quality target
-    /// likewise, and also for lossless WebP. Two specs that encode to
-    /// the same bytes this way get the same key.
+    /// likewise, and also for lossless WebP; `keep_icc: false`, the default, is dropped too. Two
+    /// specs that encode to the same bytes this way get the same key.
     public static func canonical(_ spec: VariantSpec) -> VariantSpec {
         var spec = spec
         let format = spec.format
@@ -96,7 +96,7 @@ public enum EncoderTable {
         if !honours(.progressive, format) { options.progressive = nil }
         if !honours(.chromaSubsampling, format) { options.chromaSubsampling = nil }
         if !honours(.palette, format) { options.palette = nil }
-        if !honours(.keepICC, format) { options.keepICCProfile = nil }
+        if !honours(.keepICC, format) || options.keepICCProfile == false { options.keepICCProfile = nil }
         if let effort = options.effort {
             options.effort = effortRange(format).map { min($0.upperBound, max($0.lowerBound, effort)) }
         }

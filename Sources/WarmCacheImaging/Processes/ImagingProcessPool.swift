@@ -83,6 +83,12 @@ package final class ImagingProcessPool: @unchecked Sendable {
     package func shutdown() {
         queue.close()
     }
+
+    /// Stops at once (a run interrupted by Ctrl-C or SIGTERM): the processes are killed, the
+    /// sources rendering or waiting fail, and no process starts again. Safe from any thread.
+    package func terminate() {
+        queue.terminate()
+    }
 }
 
 /// One source waiting for, or rendering in, a process; its caller waits for ``result()``.
@@ -127,6 +133,10 @@ private final class JobQueue: @unchecked Sendable {
     private var drivers = 0
     private var idleDrivers = 0
     private var closed = false
+    /// Set by ``terminate()``: no process starts again and none is tried twice.
+    private var terminated = false
+    /// The processes rendering now, by pid, so that ``terminate()`` can kill them.
+    private var live: Set<pid_t> = []
 
     init(command: [String], setup: ImagingWire.Setup, driverLimit: Int) {
         self.command = command
@@ -177,6 +187,46 @@ private final class JobQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Kills every process, fails the sources still waiting, and lets the drivers end.
+    func terminate() {
+        condition.lock()
+        closed = true
+        terminated = true
+        let waitingJobs = waiting[head...]
+        waiting.removeAll()
+        head = 0
+        for pid in live { _ = kill(pid, SIGKILL) }
+        condition.broadcast()
+        condition.unlock()
+        for job in waitingJobs {
+            job.finish(.failure(interrupted(job)))
+        }
+    }
+
+    /// Starts a process for a driver, unless the queue was terminated; it is killed with the others.
+    private func startProcess() throws -> ImagingProcess? {
+        condition.lock()
+        let stopped = terminated
+        condition.unlock()
+        guard !stopped else { return nil }
+        let process = try ImagingProcess(command: command, setup: setup)
+        condition.lock()
+        live.insert(process.pid)
+        if terminated { _ = kill(process.pid, SIGKILL) }  // terminated while it started
+        condition.unlock()
+        return process
+    }
+
+    /// Stops a driver's process (killing it first when `force`) and forgets it.
+    @discardableResult
+    private func stop(_ process: ImagingProcess, force: Bool = false) -> String {
+        let ended = process.stop(force: force)
+        condition.lock()
+        live.remove(process.pid)
+        condition.unlock()
+        return ended
+    }
+
     /// The next source, or `nil` when the queue is closed and empty.
     private func next() -> Job? {
         condition.lock()
@@ -199,15 +249,25 @@ private final class JobQueue: @unchecked Sendable {
     /// One driver: renders sources in its process, one after another, until the queue closes.
     private func drive(startingProcess: Bool) {
         // A process that cannot start now is tried again, and its error reported, with the first source.
-        var process: ImagingProcess? = startingProcess ? try? ImagingProcess(command: command, setup: setup) : nil
+        var process: ImagingProcess? = startingProcess ? try? startProcess() : nil
         while let job = next() {
             job.finish(render(job, in: &process))
         }
-        process?.stop()
+        if let process { stop(process) }
         condition.lock()
         drivers -= 1
         condition.broadcast()
         condition.unlock()
+    }
+
+    private var isTerminated: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return terminated
+    }
+
+    private func interrupted(_ job: Job) -> ImagingError {
+        ImagingError(.engineUnavailable, source: job.name, message: "the run was interrupted")
     }
 
     /// Renders `job` in `process` (started if there is none); a process that dies is replaced
@@ -221,7 +281,8 @@ private final class JobQueue: @unchecked Sendable {
                 current = process
             } else {
                 do {
-                    current = try ImagingProcess(command: command, setup: setup)
+                    guard let started = try startProcess() else { return .failure(interrupted(job)) }
+                    current = started
                 } catch {
                     return .failure(ImagingError(.engineUnavailable, source: job.name,
                         message: "cannot start an imaging process (\(command.joined(separator: " "))): \(PlainReason.of(error))"))
@@ -232,10 +293,11 @@ private final class JobQueue: @unchecked Sendable {
                 return try current.render(job.bytes, name: job.name, specs: job.specs, alphaSpecs: job.alphaSpecs,
                                           placeholder: job.placeholder)
             } catch {
-                ended.append(current.stop(force: true))
+                ended.append(stop(current, force: true))
                 process = nil
             }
         }
+        if isTerminated { return .failure(interrupted(job)) }
         return .failure(ImagingError(.processingFailed, source: job.name,
             message: "the imaging process ended while rendering this source, twice (\(ended.joined(separator: ", "))); "
                 + "the other sources are not affected. Check the image with `vipsheader`, or report it with the file"))

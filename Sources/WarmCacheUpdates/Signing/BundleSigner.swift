@@ -46,6 +46,24 @@ package struct BundleSigner: Sendable {
            (try? SignedStatement.verify(previous.data, trustedKeys: [key.publicKey])) != nil {
             return Outcome(statement: previous, wrote: false)
         }
+        let newVersion = try nextVersion(version, after: previous)
+        let statement = BundleStatement(index: index, version: newVersion, signedAt: now,
+                                        expiresAt: now.addingTimeInterval(validity))
+        let data = try statement.signed(by: key)
+        try write(data)
+        return Outcome(statement: SignedStatement(statement: statement, keyIDs: [key.keyID], verifiedBy: key.keyID,
+                                                  data: data), wrote: true)
+    }
+
+    /// Checks, before any work, that signing the bundle with `version` (`nil`: the next one) can
+    /// succeed as far as versions go: what ``sign(version:validity:keepIfCurrent:now:)`` would
+    /// refuse once the bundle is rebuilt and published, refused before it is.
+    package func checkVersion(_ version: Int64?) throws(SigningError) {
+        _ = try nextVersion(version, after: try previousStatement(needed: version == nil))
+    }
+
+    /// `version`, or one more than `previous`'s, once checked: in range and higher than `previous`'s.
+    private func nextVersion(_ version: Int64?, after previous: SignedStatement?) throws(SigningError) -> Int64 {
         let newVersion = version ?? (previous?.statement.version ?? 0) + 1
         guard (1...BundleStatement.maximumVersion).contains(newVersion) else {
             throw SigningError("version \(newVersion) is out of range: give a whole number from 1 to "
@@ -56,12 +74,7 @@ package struct BundleSigner: Sendable {
                 + "\(statementURL.path); versions only grow (apps refuse a lower one as a rollback): give a higher "
                 + "version, or leave it out to use \(previous.statement.version + 1)")
         }
-        let statement = BundleStatement(index: index, version: newVersion, signedAt: now,
-                                        expiresAt: now.addingTimeInterval(validity))
-        let data = try statement.signed(by: key)
-        try write(data)
-        return Outcome(statement: SignedStatement(statement: statement, keyIDs: [key.keyID], verifiedBy: key.keyID,
-                                                  data: data), wrote: true)
+        return newVersion
     }
 
     /// The digest of `index.sqlite`, after checking it is a WarmCache index this library reads.

@@ -17,8 +17,12 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
         case insecureURL
         /// The configuration trusts no public key and does not allow unsigned updates.
         case noTrustedKeys
-        /// The update source publishes no signed statement (`statement.json` answered 404 or 410).
+        /// The update source publishes an unsigned bundle: its `index.sqlite` is there but its
+        /// `statement.json` answered 404 or 410.
         case unsigned
+        /// Nothing is published at the base URL: `statement.json` and `index.sqlite` both answered
+        /// 404 or 410 (a mistyped base URL, or a bundle not uploaded yet). Not a refusal.
+        case notFound(status: Int)
         /// The statement is not a statement this library reads (not the envelope's JSON, a
         /// missing or out-of-range field, a newer format).
         case invalidStatement
@@ -113,9 +117,13 @@ public struct BundleUpdateError: Error, CustomStringConvertible, Sendable, Equat
                 + "`warm-cache keygen` printed in the configuration's trustedKeys (or set allowsUnsignedUpdates "
                 + "to accept bundles anyone who can write to the server could change)"
         case .unsigned:
-            summary = "signature check: \(where_) is missing, so the bundle is unsigned and refused; sign it when "
-                + "publishing (warm or merge with a signing key, or `warm-cache sign`) and upload statement.json "
-                + "after index.sqlite"
+            summary = "signature check: the bundle has an index but no \(where_), so it is unsigned and refused; "
+                + "sign it when publishing (warm or merge with a signing key, or `warm-cache sign`) and upload "
+                + "statement.json after index.sqlite"
+        case .notFound(let status):
+            summary = "not found at \(where_) (HTTP \(status)), nor the bundle's index.sqlite beside it: check the base "
+                + "URL (the published bundle directory, e.g. https://cdn.example.com/Images.warmcache/) and that the "
+                + "bundle was uploaded"
         case .invalidStatement:
             summary = "statement check: \(where_) is not a signed statement this app reads; publish the "
                 + "statement.json that warm-cache wrote, unchanged"

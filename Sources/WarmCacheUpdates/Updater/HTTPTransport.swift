@@ -289,6 +289,21 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
         completionHandler(request)
     }
 
+    /// A failed connection in plain words: on Linux the error's own text is curl's
+    /// ("Failed to connect to 127.0.0.1 port 8799 after 0 ms: …").
+    static func reason(_ code: URLError.Code) -> String {
+        switch code {
+        case .cannotConnectToHost: "the server refused the connection: nothing answers at that host and port"
+        case .cannotFindHost, .dnsLookupFailed: "the host name is not known: check its spelling"
+        case .notConnectedToInternet: "this machine is not connected to a network"
+        case .networkConnectionLost: "the connection was lost"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            "the TLS connection failed: the server's certificate is not trusted here"
+        default: "the connection failed"
+        }
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
         transfer.deadlineTimer?.cancel()
@@ -309,11 +324,10 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
                     detail: "App Transport Security blocks plain http in this app: allow the host in Info.plist "
                         + "(NSAppTransportSecurity, NSExceptionDomains) or serve it over https"))
             } else if code == .timedOut {
-                transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url,
-                                                                         detail: PlainReason.of(error)))
+                transfer.continuation.resume(throwing: BundleUpdateError(.timedOut, url: transfer.url))
             } else {
                 transfer.continuation.resume(throwing: BundleUpdateError(.network, url: transfer.url,
-                                                                         detail: PlainReason.of(error)))
+                                                                         detail: code.map(Self.reason) ?? "the connection failed"))
             }
         } else if transfer.response.status == 200, transfer.expectedLength >= 0,
                   transfer.expectedLength != received {

@@ -108,13 +108,14 @@ struct UpdateRun {
             }
             validators = UpdateState.trustworthyValidators(of: response)
         case 404, 410:
-            throw BundleUpdateError(.unsigned, url: updater.statementURL)
+            throw await missingStatement(status: response.status)
         default:
             throw BundleUpdateError(.httpStatus(response.status), url: updater.statementURL)
         }
 
         // 2. Order and freshness.
-        try checkOrder(offered.statement, installed: installed?.statement, shipped: shipped.map(\.statement))
+        try checkOrder(offered.statement, installed: installed?.statement, shipped: shipped.map(\.statement),
+                       floor: state?.highestSignedVersion)
         if offered.statement.isExpired(at: updater.now()) {
             throw BundleUpdateError(.expired(at: offered.statement.expiresAt), url: updater.statementURL)
         }
@@ -123,6 +124,7 @@ struct UpdateRun {
             etag: validators.etag, lastModified: validators.lastModified,
             indexByteCount: offered.statement.index.byteCount, indexSHA256: offered.statement.index.sha256,
             installedAt: Date())
+        newState.highestSignedVersion = max(state?.highestSignedVersion ?? 0, offered.statement.version)
 
         // Nothing changed when the statement names the installed index, whatever the server's
         // validators said. A statement signed again (a later expiry) replaces the installed one.
@@ -170,6 +172,30 @@ struct UpdateRun {
                                  statement: (offered, incomingStatement), state: newState)
     }
 
+    /// Why `statement.json` is missing: the bundle is unsigned when its index is there (a small
+    /// ranged request tells), else nothing is published at the base URL.
+    private mutating func missingStatement(status: Int) async -> BundleUpdateError {
+        requests += 1
+        let probe = updater.incomingURL.appendingPathComponent("index.probe")
+        defer { try? FileManager.default.removeItem(at: probe) }
+        let indexFound: Bool
+        do {
+            let response = try await transport.get(updater.indexURL, headers: ["Range": "bytes=0-99"], limit: 1 << 16,
+                                                   destination: probe,
+                                                   deadline: .earliest(TransferDeadline(in: updater.configuration.timeout),
+                                                                       deadline))
+            indexFound = response.status == 200 || response.status == 206
+        } catch {
+            // More than the limit: a server that ignored the range, and an index.
+            indexFound = (error as? BundleUpdateError).map { if case .tooLarge = $0.kind { true } else { false } } ?? false
+        }
+        guard indexFound else { return BundleUpdateError(.notFound(status: status), url: updater.statementURL) }
+        let detail = updater.configuration.allowsUnsignedUpdates
+            ? "unsigned updates are allowed only when no public key is trusted: with one, every bundle must be signed by it"
+            : ""
+        return BundleUpdateError(.unsigned, url: updater.statementURL, detail: detail)
+    }
+
     /// A shipped or installed statement, read without checking its signature: its version only
     /// ever makes the updater stricter.
     private static func statement(at url: URL) -> SignedStatement? {
@@ -186,10 +212,12 @@ struct UpdateRun {
         return state.index
     }
 
-    /// Refuses a version below the installed or shipped one, and another index under one of theirs.
-    private func checkOrder(_ offered: BundleStatement, installed: BundleStatement?, shipped: [BundleStatement]) throws {
+    /// Refuses a version below the installed or shipped one (or below `floor`, the highest this
+    /// folder ever installed), and another index under one of theirs.
+    private func checkOrder(_ offered: BundleStatement, installed: BundleStatement?, shipped: [BundleStatement],
+                            floor: Int64?) throws {
         let known = [installed].compactMap { $0 } + shipped
-        if let newest = known.map(\.version).max(), offered.version < newest {
+        if let newest = (known.map(\.version) + [floor].compactMap { $0 }).max(), offered.version < newest {
             throw BundleUpdateError(.rollback(offered: offered.version, installed: newest), url: updater.statementURL)
         }
         if known.contains(where: { $0.version == offered.version && $0.index != offered.index }) {
@@ -223,20 +251,27 @@ struct UpdateRun {
                                                limit: Int64(updater.configuration.maximumIndexByteCount),
                                                destination: incomingIndex, deadline: deadline)
         if response.status == 304, !headers.isEmpty {
-            return result(.upToDate, indexBytes: 0, statement: nil)
+            let installed = Self.statement(at: updater.installedStatementURL)
+            return result(.upToDate, indexBytes: 0,
+                          statement: conditional.flatMap { installed?.statement.index == $0.index ? installed : nil })
         }
         guard response.status == 200, let indexSHA256 = response.sha256 else {
             throw BundleUpdateError(.httpStatus(response.status), url: updater.indexURL)
         }
         let validators = UpdateState.trustworthyValidators(of: response)
-        let newState = UpdateState(indexURL: updater.indexURL.absoluteString,
+        var newState = UpdateState(indexURL: updater.indexURL.absoluteString,
                                    validatedURL: updater.indexURL.absoluteString, etag: validators.etag,
                                    lastModified: validators.lastModified, indexByteCount: response.byteCount,
                                    indexSHA256: indexSHA256, installedAt: Date())
+        // An unsigned install keeps the rollback floor of the signed ones before it.
+        let installed = Self.statement(at: updater.installedStatementURL)
+        newState.highestSignedVersion = [state?.highestSignedVersion, installed?.statement.version].compactMap { $0 }.max()
         if let state, state.indexSHA256 == indexSHA256, installedSize.map(Int64.init) == response.byteCount {
-            // The same bytes (re-uploaded, or validators not trusted): nothing to install.
+            // The same bytes (re-uploaded, or validators not trusted): nothing to install. A
+            // statement that names them (not checked here) still says their version.
             try updater.fileSystem("saving the update state") { try newState.write(to: updater.stateURL) }
-            return result(.upToDate, indexBytes: response.byteCount, statement: nil)
+            return result(.upToDate, indexBytes: response.byteCount,
+                          statement: installed?.statement.index == newState.index ? installed : nil)
         }
         return try await install(incomingIndex, indexBytes: response.byteCount, statement: nil, state: newState)
     }

@@ -13,6 +13,9 @@ struct UpdateState: Codable, Sendable, Equatable {
     var indexByteCount: Int64
     var indexSHA256: String
     var installedAt: Date
+    /// The highest signed version this folder ever installed: a later statement must not be lower,
+    /// even after an unsigned install removed the signed one (docs/bundle-format.md, "Security model").
+    var highestSignedVersion: Int64?
 
     /// The file the validators belong to.
     var revalidatedURL: String { validatedURL ?? indexURL }

@@ -56,7 +56,10 @@ struct FetchContentTests {
     @Test("A chunked body (no Content-Length) is cut off once it crosses maxBytes")
     func tooLargeWhileStreaming() async throws {
         let big = FixtureBytes.fakePNG(count: 200_000)
-        try await withFetchHarness(routes: ["/big": .chunked(.image(big))], configuration: fastConfiguration(maxBytes: 50_000)) { harness in
+        // No time limit a busy machine could reach first (it took 35 s once beside the whole suite,
+        // and its 10-second limit expired and the fetch was retried): the cut must be the size's.
+        let configuration = fastConfiguration(requestTimeout: 600, maxBytes: 50_000)
+        try await withFetchHarness(routes: ["/big": .chunked(.image(big))], configuration: configuration) { harness in
             let error = await harness.fetchError("/big")
             #expect(error?.kind == .tooLarge(limit: 50_000, declared: nil))
             // Decimal, as every byte count is written: 50,000 bytes are 50.0 KB (not 48.8).
@@ -71,7 +74,8 @@ struct FetchContentTests {
     @Test("A chunked body within the limit is downloaded")
     func chunkedWithinLimit() async throws {
         let image = FixtureBytes.fakePNG(count: 30_000)
-        try await withFetchHarness(routes: ["/c": .chunked(.image(image))]) { harness in
+        try await withFetchHarness(routes: ["/c": .chunked(.image(image))],
+                                   configuration: fastConfiguration(requestTimeout: 600)) { harness in
             let original = try downloaded(try await harness.fetch("/c"))
             #expect(original.byteCount == image.count)
             #expect(harness.server.requests(for: "/c").count == 1)

@@ -122,6 +122,9 @@ import WarmCacheImaging
               - { path: a.png, width: 100 }
             """)
         #expect(plan.budget == 25_000_000)
+        // 0 is a budget too (nothing may be shipped), not "not a size".
+        let zero = try fixture.load("version: 1\noutput: Out.warmcache\nbudget: 0\nimages:\n  - { path: a.png, width: 100 }\n")
+        #expect(zero.budget == 0)
     }
 
     @Test func docsShowTheDecodeTable() throws {
@@ -155,5 +158,44 @@ import WarmCacheImaging
         #expect(OSVersion(parsing: "16.") == nil && OSVersion(parsing: "x") == nil && OSVersion(parsing: "-1") == nil)
         #expect(AppPlatforms([.macos: "10.15"]).decodes(.heic) && !AppPlatforms([.macos: "10.15"]).decodes(.webp))
         #expect(!AppPlatforms([.android: "14"]).decodes(.jxl))
+    }
+
+    /// Quality settings that would do nothing are warnings, at the line that wrote them: fixed
+    /// qualities under `formats: [smallest]`, and a `quality_target` beside fixed qualities.
+    @Test func qualitySettingsThatDoNothingAreWarnings() throws {
+        let smallest = try fixture.load("""
+            version: 1
+            output: Out.warmcache
+            platforms: { ios: "16.0" }
+            presets:
+              card: { width: 100, formats: [smallest], quality: { avif: 50, jpeg: 80 } }
+            images:
+              - { path: a.png, presets: [card] }
+            """)
+        #expect(smallest.warnings.map(\.description).contains {
+            $0.contains("manifest.yml:5:") && $0.contains("'formats: [smallest]' encodes every candidate at 'quality_target', "
+                + "so 'quality' (avif 50, jpeg 80) is ignored")
+        }, "\(smallest.warnings)")
+        let target = try fixture.load("""
+            version: 1
+            output: Out.warmcache
+            presets:
+              card: { width: 100, formats: [jpeg], quality: 80, quality_target: 90 }
+            images:
+              - { path: a.png, presets: [card] }
+            """)
+        #expect(target.warnings.map(\.description).contains {
+            $0.contains("manifest.yml:4:") && $0.contains("'quality_target' only applies to 'quality: auto' and "
+                + "'formats: [smallest]'; this variant has fixed qualities (jpeg 80)")
+        }, "\(target.warnings)")
+        let auto = try fixture.load("""
+            version: 1
+            output: Out.warmcache
+            presets:
+              card: { width: 100, formats: [jpeg], quality: auto, quality_target: 90 }
+            images:
+              - { path: a.png, presets: [card] }
+            """)
+        #expect(auto.warnings.isEmpty, "\(auto.warnings)")
     }
 }

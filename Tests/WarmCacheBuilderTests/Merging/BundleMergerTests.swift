@@ -46,6 +46,33 @@ import WarmCache
         #expect(try BundleFixtures.snapshot(output) == BundleFixtures.snapshot(whole))
     }
 
+    /// A merge cancelled (the CLI's Ctrl-C) once it has staged a part publishes nothing and
+    /// removes what it wrote: the output is exactly as it was, with no staging folder or blob.
+    @Test func aCancelledMergeLeavesTheOutputAsItWas() throws {
+        let directory = try BundleFixtures.temporaryDirectory("merge-cancel")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("merged.warmcache")
+        let earlier = try Self.shardedParts(directory.appendingPathComponent("earlier"), sources: 6, count: 2)
+        try BundleMerger(parts: earlier.parts, output: output).merge()
+        let before = try BundleFixtures.snapshot(output)
+        let (parts, _) = try Self.shardedParts(directory, sources: 40, count: 3)
+
+        let questions = Locked(0)
+        var merger = BundleMerger(parts: parts, output: output)
+        merger.isCancelled = { questions.withLock { $0 += 1; return $0 > 2 } }
+        do {
+            try merger.merge()
+            Issue.record("the merge was not cancelled")
+        } catch {
+            #expect(error.kind == .interrupted && error.message.contains("unchanged"), "\(error)")
+        }
+        #expect(try BundleFixtures.snapshot(output) == before)
+        let entries = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        #expect(entries == ["index.sqlite", "objects"], "\(entries)")
+        let verification = try BundleVerifier(bundleURL: output).verify()
+        #expect(verification.isValid && verification.warnings.isEmpty, "\(verification.warnings)")
+    }
+
     /// Parts on another file system (here tmpfs, when the machine has one) cannot be hard-linked:
     /// their blobs are copied, and the merged bundle is the same.
     @Test func partsOnAnotherFileSystemAreCopied() throws {

@@ -18,7 +18,7 @@ import WarmCache
 /// characters) + `|` + the stored tail; its image is `objects + sha[0..2] + "/" + sha + "." + ext`.
 struct ContactSheetData: Encodable {
     /// The version of this JSON's shape, under the key every JSON output uses (docs/json.md).
-    static let version = 1
+    static let version = 2
 
     struct Summary: Encodable {
         var path = ""
@@ -26,9 +26,9 @@ struct ContactSheetData: Encodable {
         var formatVersion = ""
         var sources = 0
         var variants = 0
-        var blobs = 0
-        var blobBytes = 0
-        var sourceBytes = 0
+        var files = 0
+        var bytes = 0
+        var originalBytes = 0
         var placeholders = 0
         /// Why the run wrote no bundle (when it wrote none): the run's own message.
         var whyNoBundle = ""
@@ -134,8 +134,8 @@ struct ContactSheetData: Encodable {
         let report = try BundleInspector(bundleURL: bundleURL).report(largest: 0)
         var data = ContactSheetData()
         data.summary = Summary(path: report.path, generator: report.generator, formatVersion: report.formatVersion,
-                               sources: report.sources, variants: report.variants, blobs: report.blobs,
-                               blobBytes: report.blobBytes, sourceBytes: report.sourceBytes,
+                               sources: report.sources, variants: report.variants, files: report.blobs,
+                               bytes: report.blobBytes, originalBytes: report.sourceBytes,
                                placeholders: report.placeholders)
         data.objects = link + BundleFormat.objectsDirectoryName + "/"
         data.byFormat = report.byFormat.map(Group.init)

@@ -34,8 +34,8 @@ enum ContactSheetScript {
     const s = D.summary;
     $("summary").innerHTML = s.path === ""
       ? "This run wrote no bundle" + (s.whyNoBundle ? ": " + esc(s.whyNoBundle) + "." : ".")
-      : "<b>" + num(s.sources) + "</b> sources (" + bytes(s.sourceBytes) + " of originals), <b>"
-        + num(s.variants) + "</b> variants in " + num(s.blobs) + " files (" + bytes(s.blobBytes) + "), "
+      : "<b>" + num(s.sources) + "</b> sources (" + bytes(s.originalBytes) + " of originals), <b>"
+        + num(s.variants) + "</b> variants in " + num(s.files) + " files (" + bytes(s.bytes) + "), "
         + num(s.placeholders) + " placeholders · format " + esc(s.formatVersion) + " · " + esc(s.generator)
         + '<br><span class="path">' + esc(s.path) + "</span>";
     const table = (title, rows) => rows.length === 0 ? "" : "<table><caption>" + title
