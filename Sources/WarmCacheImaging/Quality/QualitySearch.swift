@@ -10,8 +10,9 @@ import WarmCache
 /// formats). Scores rise with quality, almost always monotonically, so the search brackets the
 /// target between a failing and a passing quality and interpolates between them:
 ///
-/// 1. Start from a hint: the quality the previous variant of the same source found in this
-///    format (sizes of one photo need similar settings), else ``initialGuess(_:target:)``.
+/// 1. Start from ``initialGuess(_:target:size:)``, which depends on the format, the target and
+///    the image's size only: never on another variant's search, so that a variant's file is the
+///    same whatever else the manifest asks for.
 /// 2. Step towards the target by the estimated score-per-quality slope, then interpolate
 ///    between the closest failing and passing qualities.
 /// 3. Stop when the two are adjacent, or when a passing score lies within
@@ -24,16 +25,13 @@ import WarmCache
 /// Lossy WebP trials share one conversion to YUV (``WebPTrials``), which with sharp RGB-to-YUV
 /// costs about as much as an encode; JPEG trials go to libjpeg directly (``JPEGTrials``).
 ///
-/// Deterministic: the same pixels, settings and hint always take the same steps.
+/// Deterministic: the same pixels, settings and target always take the same steps.
 struct QualitySearch {
     /// A finished search.
     struct Outcome {
         var data: Data
         var quality: Int
         var score: Double
-        /// Score points per quality step between the closest failing and passing qualities, when
-        /// the search found both: it starts the next size's search.
-        var slope: Double?
     }
 
     /// Scores within this many points above the target end the search.
@@ -57,31 +55,18 @@ struct QualitySearch {
     /// Whether the image carries alpha (scored composited on dark and light backgrounds).
     let hasAlpha: Bool
 
-    /// Where a search starts: the quality (and score per quality step) a search of the same
-    /// source and format found for another size.
-    struct Hint {
-        var quality: Int
-        /// How far above the target that quality scored.
-        var margin: Double
-        /// Score points per quality step near the target, when that search measured it.
-        var slope: Double?
-    }
-
-    /// Searches `image`, starting at `hint`. With `bytesToBeat`, gives up (returns `nil`) as
+    /// Searches `image`. With `bytesToBeat`, gives up (returns `nil`) as
     /// soon as the target needs at least that many bytes: a failing encode that is already that
     /// large (a higher quality is larger still), or a passing one so large that the quality just
     /// above the target cannot be smaller (estimated from how far above the target it scored).
-    func run(_ image: VipsImage, hint: Hint?, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
+    func run(_ image: VipsImage, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
         let range = EncoderTable.row(settings.format).quality?.range ?? 1...100
         var passing: (quality: Int, score: Double, data: Data)?
         var failing: (quality: Int, score: Double, data: Data)?
         var encodes = 0
         var previous: (quality: Int, score: Double)?
-        var slope = hint?.slope ?? Self.slope(settings.format)
-        // From a smaller size's result: what would have just reached the target there, and a
-        // little more, since a larger image of the same photo scores lower at the same setting.
-        let start = hint.map { Int((Double($0.quality) - $0.margin / slope + Self.largerSizeBias(settings.format)).rounded(.up)) }
-            ?? Self.initialGuess(settings.format, target: target, size: image.size)
+        var slope = Self.slope(settings.format)
+        let start = Self.initialGuess(settings.format, target: target, size: image.size)
         var quality = min(range.upperBound, max(range.lowerBound, start))
         let webp = WebPTrials.applies(to: settings)
             ? try WebPTrials(scoring, settings: settings) : nil
@@ -134,14 +119,13 @@ struct QualitySearch {
             }
             quality = min(high, max(low, Int(next.rounded(.up))))
         }
-        let lastSlope = failing != nil && passing != nil ? slope : nil
         if let found = passing {
-            return Outcome(data: found.data, quality: found.quality, score: found.score, slope: lastSlope)
+            return Outcome(data: found.data, quality: found.quality, score: found.score)
         }
         // Even the best setting tried misses the target: keep the highest quality tried (the
         // search stops there only at the format's best setting, or out of trials).
         let best = failing!
-        return Outcome(data: best.data, quality: best.quality, score: best.score, slope: nil)
+        return Outcome(data: best.data, quality: best.quality, score: best.score)
     }
 
     private func encode(_ image: VipsImage, quality: Int) throws(VipsCallError) -> Data {
@@ -171,16 +155,6 @@ struct QualitySearch {
         let side = min(size.width, size.height)
         let small: Double = side < 100 ? 10 : 0
         return Int((quality + small + (target - score) / slope(format)).rounded())
-    }
-
-    /// Quality steps a search starts above what the next smaller size of the same photo needed
-    /// (measured on photos from 256 to 1024 px).
-    static func largerSizeBias(_ format: ImageFormat) -> Double {
-        switch format {
-        case .webp, .jpeg: 2
-        case .avif: 3
-        default: 1
-        }
     }
 
     /// Score points gained per quality step near typical targets (measured on photos at

@@ -4,18 +4,13 @@ import WarmCache
 /// Encodes one source's variants that have a quality target, in the order the renderer hands
 /// them over (smallest first).
 ///
-/// It carries what one variant teaches the next: per format, the quality the last search found
-/// starts the next search of that format. For an output with several candidate formats
+/// Each search starts from the same guess whatever was searched before it (a variant's file
+/// depends on its own pixels, settings and target only); what is shared between variants is
+/// only the scoring reference of pixels they have in common. For an output with several candidate formats
 /// (`formats: [smallest]`) it searches each in turn, most likely winner first, and stops a
 /// candidate's search as soon as it provably cannot beat the smallest file found so far.
 struct PerceptualEncoder {
     let name: String
-    /// Per format, the quality the last search found, when that variant was large enough to
-    /// predict the next (larger) one: from about 150 px up a photo needs about the same quality
-    /// at every size, below that thumbnails need much more.
-    private var hints: [ImageFormat: QualitySearch.Hint] = [:]
-    static let smallestSideForHints = 150
-
     /// The last reference prepared, and the pixels it was prepared from: the outputs of one size
     /// in several formats (and a `smallest` output's candidates) share their pixels, and come
     /// one after another. Only one is kept: a reference takes ~48 bytes a pixel. The 8-bit pixels
@@ -79,14 +74,7 @@ struct PerceptualEncoder {
                                            settings: variant.settings, hasAlpha: image.hasAlpha)
                 // Only a candidate that reached the target sets the size to beat.
                 let bytesToBeat = candidates.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
-                guard let outcome = try search.run(image, hint: hints[variant.settings.format],
-                                                   bytesToBeat: bytesToBeat) else { continue }
-                let size = image.size
-                if min(size.width, size.height) >= Self.smallestSideForHints {
-                    hints[variant.settings.format] = QualitySearch.Hint(
-                        quality: outcome.quality, margin: max(0, outcome.score - Double(target)),
-                        slope: outcome.slope ?? hints[variant.settings.format]?.slope)
-                }
+                guard let outcome = try search.run(image, bytesToBeat: bytesToBeat) else { continue }
                 let made = VariantFinisher.made(variant, image: image, data: outcome.data,
                                                 perceptual: PerceptualEncoding(quality: outcome.quality,
                                                                                score: outcome.score))
