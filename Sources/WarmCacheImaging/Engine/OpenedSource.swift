@@ -50,8 +50,9 @@ public struct OpenedSource: Sendable {
     /// one decode of the source. A group of several candidates (the same variant in different
     /// formats, each with a quality target: ``FormatChoice/smallest(opaque:alpha:)``) yields
     /// whichever encodes smallest; its spec is the winner's.
-    public func render(candidates: [[VariantSpec]], placeholder kinds: PlaceholderKinds) throws(ImagingError)
-        -> RenderedSource {
+    /// `onVariant` is called as each variant is encoded, before the call returns.
+    public func render(candidates: [[VariantSpec]], placeholder kinds: PlaceholderKinds,
+                       onVariant: (() -> Void)? = nil) throws(ImagingError) -> RenderedSource {
         let thumbnail = kinds.isEmpty ? nil : PlaceholderRenderer.thumbnailSize(for: info.pixelSize)
         let plan = try RenderPlan.make(candidates, source: info, name: name, configuration: engine.configuration,
                                        capabilities: engine.capabilities, placeholderSize: thumbnail)
@@ -61,6 +62,7 @@ public struct OpenedSource: Sendable {
                                             fastShrinkOnLoad: engine.configuration.fastShrinkOnLoad)
                 let renderer = VariantRenderer(plan: plan, source: info, hasSRGBProfile: hasSRGBProfile, name: name,
                                                decoder: decoder)
+                renderer.onVariant = onVariant
                 let placeholder = try renderer.placeholder(kinds)
                 return RenderedSource(variants: try renderer.renderAll(), placeholder: placeholder)
             }

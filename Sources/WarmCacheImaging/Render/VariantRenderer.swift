@@ -12,6 +12,8 @@ final class VariantRenderer {
     private let decoder: SourceDecoder
     private var decodes: [RenderPlan.Decode: VipsImage] = [:]
     private var decodeUsesLeft: [RenderPlan.Decode: Int]
+    /// Called as each output is encoded (progress: a render of many variants can take minutes).
+    var onVariant: (() -> Void)?
 
     init(plan: RenderPlan, source: SourceImageInfo, hasSRGBProfile: Bool, name: String, decoder: SourceDecoder) {
         self.plan = plan
@@ -75,6 +77,7 @@ final class VariantRenderer {
                 perceptual.append((index, pixels))
             } else {
                 encoded[variant.output] = try VariantFinisher.finish(pixels, variant: variant, name: name)
+                onVariant?()
             }
         }
         if !perceptual.isEmpty {
@@ -82,6 +85,7 @@ final class VariantRenderer {
         }
         for (output, original) in copies {
             encoded[output] = encoded[original].map { plan.sharing($0, from: original, with: output) }
+            onVariant?()
         }
         return encoded.compactMap { $0 }
     }
@@ -100,6 +104,7 @@ final class VariantRenderer {
         for output in outputs {
             let candidates = byOutput[output]!.sorted { $0.index < $1.index }
             encoded[output] = try search.encodeSmallest(candidates.map { (plan.variants[$0.index], $0.pixels) })
+            onVariant?()
         }
     }
 

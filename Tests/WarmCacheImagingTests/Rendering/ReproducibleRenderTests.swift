@@ -43,11 +43,21 @@ import WarmCache
                                        configuration: Fixtures.engine.configuration,
                                        capabilities: Fixtures.engine.capabilities)
         #expect(plan.sameOutputs() == [1: 0], "the 3x output is the 2x one's file")
-        let rendered = try source.render(candidates: specs.map { [$0] }, placeholder: [])
+        var encoded = 0
+        let rendered = try source.render(candidates: specs.map { [$0] }, placeholder: []) { encoded += 1 }
+        #expect(encoded == 2, "both variants are reported")
         #expect(rendered.variants.map(\.spec) == specs)
         #expect(rendered.variants[0].data == rendered.variants[1].data)
         #expect(rendered.variants.allSatisfy { $0.pixelWidth == 512 && $0.pixelHeight == 512 })
         // The same file as the 2x card rendered alone.
         #expect(try source.render([specs[1]])[0].data == rendered.variants[0].data)
+    }
+
+    @Test func eachVariantIsReportedAsItIsEncoded() throws {
+        let source = try Fixtures.engine.open(try Fixtures.example("rocket.jpg"), name: "rocket.jpg")
+        let specs = Self.others
+        var reported = 0
+        let rendered = try source.render(candidates: specs.map { [$0] }, placeholder: []) { reported += 1 }
+        #expect(reported == specs.count && rendered.variants.count == specs.count)
     }
 }
