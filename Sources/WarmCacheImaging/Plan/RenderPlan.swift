@@ -37,6 +37,9 @@ struct RenderPlan {
     var decodeUses: [Decode: Int]
     /// Where the placeholder's thumbnail comes from, when one is requested.
     var placeholderDecode: Decode?
+    /// Where the probe comes from (the source at ``probeSize(source:)``, which starts the quality
+    /// searches of the larger variants), when a variant with a quality target needs it.
+    var probeDecode: Decode?
 
     /// The number of outputs (variants the render call returns).
     var outputCount: Int
@@ -82,14 +85,36 @@ struct RenderPlan {
                 ? ladder.step(.sRGB, covering: placeholderSize)
                 : Self.placeholderDecode(placeholderSize, among: Set(decodeOf.values))
         }
+        var probeDecode: Decode?
+        if variants.contains(where: Self.searchesFromProbe) {
+            probeDecode = ladder.step(.sRGB, covering: probeSize(source: source.pixelSize))
+        }
         var decodeUses: [Decode: Int] = [:]
         for decode in decodeOf.values { decodeUses[decode, default: 0] += 1 }
         if let placeholderDecode { decodeUses[placeholderDecode, default: 0] += 1 }
+        if let probeDecode { decodeUses[probeDecode, default: 0] += 1 }
         // Each halved step reads the step above it once.
         for parent in ladder.derivedFrom.values { decodeUses[parent, default: 0] += 1 }
         return RenderPlan(variants: variants, decodeOf: decodeOf, derivedFrom: ladder.derivedFrom,
                           recipeUses: recipeUses, decodeUses: decodeUses,
-                          placeholderDecode: placeholderDecode, outputCount: outputs.count)
+                          placeholderDecode: placeholderDecode, probeDecode: probeDecode, outputCount: outputs.count)
+    }
+
+    /// The size of the probe: the source fitted inside 256x256 (never enlarged).
+    static func probeSize(source: PixelSize) -> PixelSize {
+        let scale = min(1, 256 / Double(max(source.width, source.height)))
+        return PixelSize(width: max(1, Int((Double(source.width) * scale).rounded())),
+                         height: max(1, Int((Double(source.height) * scale).rounded())))
+    }
+
+    /// The short side from which a variant's search starts from the probe: smaller ones (thumbnails)
+    /// need much higher settings than the probe.
+    static let probeMinimumSide = 150
+
+    /// Whether a variant's search starts from the probe: it has a quality target and is large enough.
+    static func searchesFromProbe(_ variant: Variant) -> Bool {
+        variant.spec.qualityTarget != nil
+            && min(variant.recipe.fit.output.width, variant.recipe.fit.output.height) >= probeMinimumSide
     }
 
     /// Without the ladder: the smallest decode made for the variants that covers the placeholder's

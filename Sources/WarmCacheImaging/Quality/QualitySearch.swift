@@ -10,9 +10,9 @@ import WarmCache
 /// formats). Scores rise with quality, almost always monotonically, so the search brackets the
 /// target between a failing and a passing quality and interpolates between them:
 ///
-/// 1. Start from ``initialGuess(_:target:size:)``, which depends on the format, the target and
-///    the image's size only: never on another variant's search, so that a variant's file is the
-///    same whatever else the manifest asks for.
+/// 1. Start from a hint: what a search of the source's probe (the source at one fixed size,
+///    whatever the manifest asks for) found in this format, else ``initialGuess(_:target:size:)``.
+///    Both depend on the source, the settings and the target only, never on the other variants.
 /// 2. Step towards the target by the estimated score-per-quality slope, then interpolate
 ///    between the closest failing and passing qualities.
 /// 3. Stop when the two are adjacent, or when a passing score lies within
@@ -25,13 +25,16 @@ import WarmCache
 /// Lossy WebP trials share one conversion to YUV (``WebPTrials``), which with sharp RGB-to-YUV
 /// costs about as much as an encode; JPEG trials go to libjpeg directly (``JPEGTrials``).
 ///
-/// Deterministic: the same pixels, settings and target always take the same steps.
+/// Deterministic: the same pixels, settings and hint always take the same steps.
 struct QualitySearch {
     /// A finished search.
     struct Outcome {
         var data: Data
         var quality: Int
         var score: Double
+        /// Score points per quality step between the closest failing and passing qualities, when
+        /// the search found both: a probe's starts the variants' searches.
+        var slope: Double?
     }
 
     /// Scores within this many points above the target end the search.
@@ -55,18 +58,36 @@ struct QualitySearch {
     /// Whether the image carries alpha (scored composited on dark and light backgrounds).
     let hasAlpha: Bool
 
-    /// Searches `image`. With `bytesToBeat`, gives up (returns `nil`) as
+    /// Where a search starts: the quality (and score per quality step) a search of the same
+    /// source's probe found in the same format and settings.
+    struct Hint {
+        var quality: Int
+        /// How far above the target that quality scored.
+        var margin: Double
+        /// Score points per quality step near the target, when that search measured it.
+        var slope: Double?
+        /// The size of the image that search encoded.
+        var size: PixelSize
+    }
+
+    /// Searches `image`, starting at `hint`. With `bytesToBeat`, gives up (returns `nil`) as
     /// soon as the target needs at least that many bytes: a failing encode that is already that
     /// large (a higher quality is larger still), or a passing one so large that the quality just
     /// above the target cannot be smaller (estimated from how far above the target it scored).
-    func run(_ image: VipsImage, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
+    func run(_ image: VipsImage, hint: Hint?, bytesToBeat: Int? = nil) throws(VipsCallError) -> Outcome? {
         let range = EncoderTable.row(settings.format).quality?.range ?? 1...100
         var passing: (quality: Int, score: Double, data: Data)?
         var failing: (quality: Int, score: Double, data: Data)?
         var encodes = 0
         var previous: (quality: Int, score: Double)?
-        var slope = Self.slope(settings.format)
-        let start = Self.initialGuess(settings.format, target: target, size: image.size)
+        var slope = hint?.slope ?? Self.slope(settings.format)
+        // From the probe's result: what would have just reached the target there, and a little
+        // more for a larger image, which scores lower at the same setting.
+        let start = hint.map {
+            let bias = $0.size.area < image.size.area ? Self.largerSizeBias(settings.format) : 0
+            return Int((Double($0.quality) - $0.margin / slope + bias).rounded(.up))
+        }
+            ?? Self.initialGuess(settings.format, target: target, size: image.size)
         var quality = min(range.upperBound, max(range.lowerBound, start))
         let webp = WebPTrials.applies(to: settings)
             ? try WebPTrials(scoring, settings: settings) : nil
@@ -119,13 +140,14 @@ struct QualitySearch {
             }
             quality = min(high, max(low, Int(next.rounded(.up))))
         }
+        let lastSlope = failing != nil && passing != nil ? slope : nil
         if let found = passing {
-            return Outcome(data: found.data, quality: found.quality, score: found.score)
+            return Outcome(data: found.data, quality: found.quality, score: found.score, slope: lastSlope)
         }
         // Even the best setting tried misses the target: keep the highest quality tried (the
         // search stops there only at the format's best setting, or out of trials).
         let best = failing!
-        return Outcome(data: best.data, quality: best.quality, score: best.score)
+        return Outcome(data: best.data, quality: best.quality, score: best.score, slope: nil)
     }
 
     private func encode(_ image: VipsImage, quality: Int) throws(VipsCallError) -> Data {
@@ -155,6 +177,16 @@ struct QualitySearch {
         let side = min(size.width, size.height)
         let small: Double = side < 100 ? 10 : 0
         return Int((quality + small + (target - score) / slope(format)).rounded())
+    }
+
+    /// Quality steps a search starts above what an image of the same photo half its size needed
+    /// (measured on photos from 256 to 1024 px).
+    static func largerSizeBias(_ format: ImageFormat) -> Double {
+        switch format {
+        case .webp, .jpeg: 2
+        case .avif: 3
+        default: 1
+        }
     }
 
     /// Score points gained per quality step near typical targets (measured on photos at

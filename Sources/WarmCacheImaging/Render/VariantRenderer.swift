@@ -100,11 +100,23 @@ final class VariantRenderer {
             let areaB = plan.variants[byOutput[b]![0].index].recipe.fit.scaled.area
             return areaA != areaB ? areaA < areaB : a < b
         }
-        var search = PerceptualEncoder(name: name)
+        var search = PerceptualEncoder(name: name, probe: try probe())
         for output in outputs {
             let candidates = byOutput[output]!.sorted { $0.index < $1.index }
             encoded[output] = try search.encodeSmallest(candidates.map { (plan.variants[$0.index], $0.pixels) })
             onVariant?()
+        }
+    }
+
+    /// The source at the probe size, in memory, when the plan has one.
+    private func probe() throws(ImagingError) -> VipsImage? {
+        guard let decode = plan.probeDecode else { return nil }
+        let base = try decoded(decode)
+        defer { release(decode) }
+        do {
+            return try base.resized(to: RenderPlan.probeSize(source: source.pixelSize)).copiedToMemory()
+        } catch {
+            throw ImagingError(.processingFailed, source: name, call: error)
         }
     }
 
