@@ -4,19 +4,26 @@ import WarmCacheBuilder
 /// Shows a run's progress on standard error: a live line on a terminal, periodic plain lines
 /// in CI (no TTY, or `CI=true`), nothing with `--quiet`.
 ///
-/// The live line is redrawn (at most ten times a second) whenever a source finishes or bytes
-/// arrive, so a long download visibly moves. Plain lines come from a timer: one every
-/// ``lineInterval`` seconds between ``start()`` and ``stop()``, whatever the pipeline reports,
-/// so a CI log shows the run is alive even while one large file downloads; none before the run
-/// starts or after it ends.
+/// Both come from a timer that starts with the run, so the first line appears ``firstLine``
+/// seconds in, whatever the pipeline has reported by then (a run of large photos can take
+/// minutes before its first source is done). The live line is then redrawn every
+/// ``liveInterval`` seconds, and at most ten times a second as variants are encoded, sources
+/// finish or bytes arrive; plain lines come every ``lineInterval`` seconds until ``stop()``,
+/// none before the run starts or after it ends. Variants are counted as each is encoded; the
+/// download rate is shown only while bytes are arriving.
 final class ProgressPrinter: Sendable {
     enum Style: Sendable {
         case live, lines, none
     }
 
     let style: Style
+    /// Seconds from the start to the first line (either style).
+    let firstLine: Double = 1
     /// Seconds between plain lines.
     let lineInterval: Double
+    /// Seconds between redraws of the live line when nothing is reported.
+    let liveInterval: Double = 1
+    private let write: @Sendable (String) -> Void
     private let state = Locked(State())
     private let queue = DispatchQueue(label: "warm-cache.progress")
     private let timer = Locked<DispatchSourceTimer?>(nil)
@@ -28,16 +35,17 @@ final class ProgressPrinter: Sendable {
         var running = false
     }
 
-    init(quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    convenience init(quiet: Bool, environment: [String: String] = ProcessInfo.processInfo.environment) {
         let ci = ["true", "1", "yes"].contains(environment["CI"]?.lowercased() ?? "")
-        if quiet {
-            style = .none
-        } else if isatty(STDERR_FILENO) == 1 && !ci {
-            style = .live
-        } else {
-            style = .lines
-        }
-        lineInterval = 5
+        let style: Style = quiet ? .none : isatty(STDERR_FILENO) == 1 && !ci ? .live : .lines
+        self.init(style: style) { FileHandle.standardError.write(Data($0.utf8)) }
+    }
+
+    /// A printer of `style` that hands its text to `write` (standard error by default).
+    init(style: Style, lineInterval: Double = 5, write: @escaping @Sendable (String) -> Void) {
+        self.style = style
+        self.lineInterval = lineInterval
+        self.write = write
     }
 
     /// Begins a run of `total` sources.
@@ -46,13 +54,13 @@ final class ProgressPrinter: Sendable {
         state.withLock {
             $0.running = true
             $0.started = started
-            $0.latest = WarmProgress(sourcesTotal: total, sourcesDone: 0, sourcesFailed: 0, variantsWritten: 0,
-                                     bytesDownloaded: 0, elapsed: 0)
+            $0.latest = WarmProgress(sourcesTotal: total)
         }
-        guard style == .lines else { return }
+        guard style != .none else { return }
         let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now() + lineInterval, repeating: lineInterval, leeway: .milliseconds(100))
-        source.setEventHandler { [weak self] in self?.heartbeat() }
+        source.schedule(deadline: .now() + firstLine, repeating: style == .live ? liveInterval : lineInterval,
+                        leeway: .milliseconds(100))
+        source.setEventHandler { [weak self] in self?.tick() }
         timer.withLock { $0 = source }
         source.resume()
     }
@@ -68,7 +76,7 @@ final class ProgressPrinter: Sendable {
             return state.running && style == .live && state.lastDrawn > -Double.infinity
         }
         if wasLive {
-            FileHandle.standardError.write(Data("\n".utf8))
+            write("\n")
         }
     }
 
@@ -84,26 +92,31 @@ final class ProgressPrinter: Sendable {
             return Self.describe(progress)
         }
         if let text {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+            write("\r\u{1B}[K\(text)")
         }
     }
 
-    private func heartbeat() {
+    /// The timer: the latest snapshot, its clock moved to now (elapsed time, whether bytes are
+    /// still arriving).
+    private func tick() {
         let text: String? = state.withLock { state in
             guard state.running, var progress = state.latest else { return nil }
             progress.elapsed = ProcessInfo.processInfo.systemUptime - state.started
+            state.lastDrawn = progress.elapsed
             return Self.describe(progress)
         }
-        if let text {
-            FileHandle.standardError.write(Data("progress: \(text)\n".utf8))
-        }
+        guard let text else { return }
+        write(style == .live ? "\r\u{1B}[K\(text)" : "progress: \(text)\n")
     }
 
     static func describe(_ progress: WarmProgress) -> String {
         var parts = ["\(progress.sourcesDone)/\(progress.sourcesTotal) sources"]
         if progress.sourcesFailed > 0 { parts[0] += " (\(progress.sourcesFailed) failed)" }
         parts.append("\(progress.variantsWritten) variants")
-        parts.append("\(Console.bytes(progress.bytesDownloaded)) downloaded at \(Console.bytes(Int(progress.downloadRate)))/s")
+        if progress.bytesDownloaded > 0 {
+            let rate = progress.isDownloading ? " at \(Console.bytes(Int(progress.downloadRate)))/s" : ""
+            parts.append("\(Console.bytes(progress.bytesDownloaded)) downloaded\(rate)")
+        }
         if let eta = progress.estimatedRemaining, progress.sourcesDone < progress.sourcesTotal {
             parts.append("ETA \(Int(eta.rounded(.up)))s")
         }

@@ -10,10 +10,12 @@ import WarmCacheImaging
 /// libvips versions, and whether libvips' vector paths are on (they round differently). An
 /// entry holds the index rows the render produced: the source's row, its variants' rows, and
 /// whether the original has alpha (so format `auto` resolves without reading the original).
-/// libvips renders all sizes of one source from one decode (a shrink cascade), so a variant's
-/// bytes can depend on its siblings: an entry is reused only when the plan asks for exactly its
-/// list of variant keys, and adding a preset re-encodes that source's variants (only that
-/// source's).
+/// A variant's bytes depend on its own spec only (the decodes are a ladder of the source's own
+/// sizes, and a quality search starts from a fixed guess), so re-rendering gives the same files;
+/// still, an entry is reused only when the plan asks for exactly its list of variant keys, and
+/// adding a preset renders that source again (only that source), to the same files for the
+/// variants it had. Version 6 entries: earlier ones were rendered by a cascade and searches that
+/// depended on their siblings, and are not reused.
 ///
 /// Entries live in the cache directory's ``CacheRecords`` under their memo key, saved without a
 /// flush: a lost or torn entry only costs a re-render. An entry only counts if every blob it
@@ -22,7 +24,7 @@ import WarmCacheImaging
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
 /// ```
-/// warm-cache render memo 5
+/// warm-cache render memo 6
 /// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
 /// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
 /// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|->
@@ -131,7 +133,7 @@ struct RenderMemo: Sendable {
         try records.saveRender(data, key: key)
     }
 
-    private static let header = "warm-cache render memo 5"
+    private static let header = "warm-cache render memo 6"
 
     /// The entry as text, or `nil` if a field would break the line structure.
     private static func encode(_ entry: Entry) -> Data? {

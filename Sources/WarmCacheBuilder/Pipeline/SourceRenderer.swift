@@ -97,8 +97,10 @@ struct SourceRenderer: Sendable {
     }
 
     /// Step 2, CPU-bound: decodes the original once and encodes every variant (in an imaging
-    /// process when there are some). The pipeline runs it in an imaging slot.
-    func image(_ planned: PlannedSource, pending: Pending) throws(Failure) -> Imaged {
+    /// process when there are some). The pipeline runs it in an imaging slot. `onVariant` is
+    /// called as each variant is encoded.
+    func image(_ planned: PlannedSource, pending: Pending,
+               onVariant: (@Sendable () -> Void)? = nil) throws(Failure) -> Imaged {
         let bytes: Data
         if let read = pending.bytes {
             bytes = read
@@ -112,13 +114,14 @@ struct SourceRenderer: Sendable {
                 let alpha = ResolvedRequests(planned, sourceHasAlpha: true)
                 let (info, rendered) = try processes.render(bytes, name: planned.identifier.rawValue,
                                                             specs: opaque.specs, alphaSpecs: alpha.specs,
-                                                            placeholder: planned.placeholders)
+                                                            placeholder: planned.placeholders, onVariant: onVariant)
                 return Imaged(info: info, requests: info.hasAlpha ? alpha : opaque, rendered: rendered,
                               originalByteCount: bytes.count)
             }
             let opened = try engine.open(bytes, name: planned.identifier.rawValue)
             let requests = ResolvedRequests(planned, sourceHasAlpha: opened.info.hasAlpha)
-            let rendered = try opened.render(candidates: requests.specs, placeholder: planned.placeholders)
+            let rendered = try opened.render(candidates: requests.specs, placeholder: planned.placeholders,
+                                             onVariant: onVariant)
             return Imaged(info: opened.info, requests: requests, rendered: rendered, originalByteCount: bytes.count)
         } catch {
             throw Failure(failure: SourceFailure(error))

@@ -297,8 +297,11 @@ public struct WarmPipeline: Sendable {
                 }
                 // The slot is the imaging process's: it is handed on as soon as the source is
                 // encoded, so that process starts its next source while this one's blobs are stored.
+                let tracker = session.tracker, identifier = source.identifier.rawValue
                 result = await BlockingWork.run {
-                    let imaged = Result { () throws(SourceRenderer.Failure) in try renderer.image(source, pending: pending) }
+                    let imaged = Result { () throws(SourceRenderer.Failure) in
+                        try renderer.image(source, pending: pending) { tracker.variantEncoded(by: identifier) }
+                    }
                     slots.release()
                     return imaged.flatMap { imaged in
                         Result { () throws(SourceRenderer.Failure) in

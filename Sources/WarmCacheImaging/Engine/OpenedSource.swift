@@ -24,17 +24,15 @@ public struct OpenedSource: Sendable {
         self.engine = engine
     }
 
-    /// Renders every spec from one decode of the source.
+    /// Renders every spec, decoding the source as few times as the sizes allow.
     ///
-    /// The source is shrunk-on-load to the largest size any spec needs and kept in memory;
-    /// every variant is resampled from that copy or from the next larger size made from it (a
-    /// cascade), and specs that differ only in encoding share their pixels. Variants come back
-    /// in the order of `specs`.
+    /// With the cascade (the default), the source is decoded at the steps of a ladder (its size
+    /// halved again and again: a JPEG shrinks on load to the first four) and each variant is
+    /// resampled from the smallest step that covers it; specs that differ only in encoding share
+    /// their pixels. Variants come back in the order of `specs`.
     ///
-    /// Output is deterministic: the same source, configuration and specs always give the same
-    /// bytes, whatever runs concurrently. With the cascade, a variant's pixels depend on the
-    /// largest size rendered in the same call; set ``ImagingConfiguration/cascade`` to `false`
-    /// to make each variant depend on its own spec only.
+    /// Output is deterministic: a variant's bytes depend on the source, the configuration and its
+    /// own spec only, never on the other specs of the call or on what runs concurrently.
     public func render(_ specs: [VariantSpec]) throws(ImagingError) -> [EncodedVariant] {
         try render(specs, placeholder: []).variants
     }
@@ -52,8 +50,9 @@ public struct OpenedSource: Sendable {
     /// one decode of the source. A group of several candidates (the same variant in different
     /// formats, each with a quality target: ``FormatChoice/smallest(opaque:alpha:)``) yields
     /// whichever encodes smallest; its spec is the winner's.
-    public func render(candidates: [[VariantSpec]], placeholder kinds: PlaceholderKinds) throws(ImagingError)
-        -> RenderedSource {
+    /// `onVariant` is called as each variant is encoded, before the call returns.
+    public func render(candidates: [[VariantSpec]], placeholder kinds: PlaceholderKinds,
+                       onVariant: (() -> Void)? = nil) throws(ImagingError) -> RenderedSource {
         let thumbnail = kinds.isEmpty ? nil : PlaceholderRenderer.thumbnailSize(for: info.pixelSize)
         let plan = try RenderPlan.make(candidates, source: info, name: name, configuration: engine.configuration,
                                        capabilities: engine.capabilities, placeholderSize: thumbnail)
@@ -63,6 +62,7 @@ public struct OpenedSource: Sendable {
                                             fastShrinkOnLoad: engine.configuration.fastShrinkOnLoad)
                 let renderer = VariantRenderer(plan: plan, source: info, hasSRGBProfile: hasSRGBProfile, name: name,
                                                decoder: decoder)
+                renderer.onVariant = onVariant
                 let placeholder = try renderer.placeholder(kinds)
                 return RenderedSource(variants: try renderer.renderAll(), placeholder: placeholder)
             }

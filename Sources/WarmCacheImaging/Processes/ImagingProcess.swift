@@ -51,7 +51,8 @@ final class ImagingProcess: @unchecked Sendable {
 
     /// Renders one source; throws ``ImagingWire/BrokenPipe`` when the process is gone.
     func render(_ bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]],
-                placeholder: PlaceholderKinds) throws -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
+                placeholder: PlaceholderKinds, onVariant: (() -> Void)? = nil)
+        throws -> Result<(SourceImageInfo, RenderedSource), ImagingError> {
         let set = ImagingWire.SpecSet(specs: specs, alphaSpecs: alphaSpecs)
         var job = ImagingWire.Job(name: name, specSet: sentSpecSets[set], newSpecSet: nil,
                                   placeholder: placeholder.rawValue)
@@ -63,7 +64,7 @@ final class ImagingProcess: @unchecked Sendable {
             }
         }
         try ImagingWire.write(job, payloads: [bytes], to: jobs)
-        guard let (reply, images) = try ImagingWire.read(ImagingWire.Reply.self, from: replies) else {
+        guard let (reply, images) = try ImagingWire.readReply(from: replies, onVariant: onVariant) else {
             throw ImagingWire.BrokenPipe(description: "the imaging process closed its output")
         }
         if let failure = reply.failure {

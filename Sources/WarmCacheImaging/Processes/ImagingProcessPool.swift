@@ -62,9 +62,12 @@ package final class ImagingProcessPool: @unchecked Sendable {
                    placeholder: placeholder)
     }
 
+    /// `onVariant` is called (on the process's driver thread) as each variant is encoded.
     package func render(_ bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]],
-                        placeholder: PlaceholderKinds) throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
-        let job = Job(bytes: bytes, name: name, specs: specs, alphaSpecs: alphaSpecs, placeholder: placeholder)
+                        placeholder: PlaceholderKinds, onVariant: (@Sendable () -> Void)? = nil)
+        throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
+        let job = Job(bytes: bytes, name: name, specs: specs, alphaSpecs: alphaSpecs, placeholder: placeholder,
+                      onVariant: onVariant)
         guard queue.submit(job) else {
             throw ImagingError(.engineUnavailable, source: name, message: "the imaging processes were shut down")
         }
@@ -98,15 +101,18 @@ private final class Job: @unchecked Sendable {
     let specs: [[VariantSpec]]
     let alphaSpecs: [[VariantSpec]]
     let placeholder: PlaceholderKinds
+    let onVariant: (@Sendable () -> Void)?
     private var outcome: Result<(SourceImageInfo, RenderedSource), ImagingError>?
     private let done = DispatchSemaphore(value: 0)
 
-    init(bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]], placeholder: PlaceholderKinds) {
+    init(bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]], placeholder: PlaceholderKinds,
+         onVariant: (@Sendable () -> Void)?) {
         self.bytes = bytes
         self.name = name
         self.specs = specs
         self.alphaSpecs = alphaSpecs
         self.placeholder = placeholder
+        self.onVariant = onVariant
     }
 
     /// Called once, by the thread that rendered it.
@@ -291,7 +297,7 @@ private final class JobQueue: @unchecked Sendable {
             }
             do {
                 return try current.render(job.bytes, name: job.name, specs: job.specs, alphaSpecs: job.alphaSpecs,
-                                          placeholder: job.placeholder)
+                                          placeholder: job.placeholder, onVariant: job.onVariant)
             } catch {
                 ended.append(stop(current, force: true))
                 process = nil

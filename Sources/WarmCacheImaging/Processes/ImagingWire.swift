@@ -7,7 +7,8 @@ import WarmCache
 /// `u32 header length, header, u32 payload count, (u32 length, bytes)…`, little-endian. The
 /// first frame to a process is its ``Setup`` (a JSON header); then each job (a source's bytes as
 /// the payload) is answered by one reply (the variants' bytes as payloads, in the order of the spec groups), their
-/// headers in the compact form of ``WireHeader``.
+/// headers in the compact form of ``WireHeader``. Before its reply, a job's process sends an empty
+/// frame (no header, no payload) as each variant is encoded, for the warm's progress.
 enum ImagingWire {
     /// How a process starts libvips and its engine.
     struct Setup: Codable {
@@ -113,6 +114,26 @@ enum ImagingWire {
                 offset += written
             }
         }
+    }
+
+    /// Tells the warm that one more variant of the current job is encoded (an empty frame: a
+    /// reply's header is never empty).
+    static func writeVariantDone(to descriptor: Int32) throws {
+        try write(header: [], payloads: [], to: descriptor)
+    }
+
+    /// The reply to a job, calling `onVariant` for each empty frame that comes before it; `nil`
+    /// when the process closed the pipe between frames.
+    static func readReply(from descriptor: Int32, onVariant: (() -> Void)?) throws -> (Reply, [Data])? {
+        while let (bytes, payloads) = try readFrame(from: descriptor) {
+            if bytes.isEmpty && payloads.isEmpty {
+                onVariant?()
+                continue
+            }
+            var reader = WireReader(bytes)
+            return (try Reply(from: &reader), payloads)
+        }
+        return nil
     }
 
     /// The process's setup, or `nil` when the other side closed the pipe first.

@@ -21,7 +21,8 @@ package enum ImagingWorker {
                 guard let set = job.newSpecSet ?? job.specSet.flatMap({ specSets[$0] }) else {
                     throw ImagingWire.BrokenPipe(description: "a job with spec set \(job.specSet ?? -1), never sent")
                 }
-                let (reply, images) = render(job, specSet: set, bytes: payloads.first ?? Data(), engine: engine)
+                let (reply, images) = render(job, specSet: set, bytes: payloads.first ?? Data(), engine: engine,
+                                             output: output)
                 try ImagingWire.write(reply, payloads: images, to: output)
             }
             return 0
@@ -34,13 +35,14 @@ package enum ImagingWorker {
     }
 
     private static func render(_ job: ImagingWire.Job, specSet: ImagingWire.SpecSet, bytes: Data,
-                               engine: ImagingEngine) -> (ImagingWire.Reply, [Data]) {
+                               engine: ImagingEngine, output: Int32) -> (ImagingWire.Reply, [Data]) {
         var reply = ImagingWire.Reply()
         do {
             let opened = try engine.open(bytes, name: job.name)
             reply.info = opened.info
             let groups = specSet.specs(hasAlpha: opened.info.hasAlpha)
-            let rendered = try opened.render(candidates: groups, placeholder: PlaceholderKinds(rawValue: job.placeholder))
+            let rendered = try opened.render(candidates: groups, placeholder: PlaceholderKinds(rawValue: job.placeholder),
+                                             onVariant: { try? ImagingWire.writeVariantDone(to: output) })
             reply.variants = zip(groups, rendered.variants).map { group, variant in
                 ImagingWire.Reply.Variant(pixelWidth: variant.pixelWidth, pixelHeight: variant.pixelHeight,
                                           hasAlpha: variant.hasAlpha, candidate: group.firstIndex(of: variant.spec) ?? 0,

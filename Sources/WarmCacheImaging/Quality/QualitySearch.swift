@@ -10,8 +10,9 @@ import WarmCache
 /// formats). Scores rise with quality, almost always monotonically, so the search brackets the
 /// target between a failing and a passing quality and interpolates between them:
 ///
-/// 1. Start from a hint: the quality the previous variant of the same source found in this
-///    format (sizes of one photo need similar settings), else ``initialGuess(_:target:)``.
+/// 1. Start from a hint: what a search of the source's probe (the source at one fixed size,
+///    whatever the manifest asks for) found in this format, else ``initialGuess(_:target:size:)``.
+///    Both depend on the source, the settings and the target only, never on the other variants.
 /// 2. Step towards the target by the estimated score-per-quality slope, then interpolate
 ///    between the closest failing and passing qualities.
 /// 3. Stop when the two are adjacent, or when a passing score lies within
@@ -32,7 +33,7 @@ struct QualitySearch {
         var quality: Int
         var score: Double
         /// Score points per quality step between the closest failing and passing qualities, when
-        /// the search found both: it starts the next size's search.
+        /// the search found both: a probe's starts the variants' searches.
         var slope: Double?
     }
 
@@ -58,13 +59,15 @@ struct QualitySearch {
     let hasAlpha: Bool
 
     /// Where a search starts: the quality (and score per quality step) a search of the same
-    /// source and format found for another size.
+    /// source's probe found in the same format and settings.
     struct Hint {
         var quality: Int
         /// How far above the target that quality scored.
         var margin: Double
         /// Score points per quality step near the target, when that search measured it.
         var slope: Double?
+        /// The size of the image that search encoded.
+        var size: PixelSize
     }
 
     /// Searches `image`, starting at `hint`. With `bytesToBeat`, gives up (returns `nil`) as
@@ -78,9 +81,12 @@ struct QualitySearch {
         var encodes = 0
         var previous: (quality: Int, score: Double)?
         var slope = hint?.slope ?? Self.slope(settings.format)
-        // From a smaller size's result: what would have just reached the target there, and a
-        // little more, since a larger image of the same photo scores lower at the same setting.
-        let start = hint.map { Int((Double($0.quality) - $0.margin / slope + Self.largerSizeBias(settings.format)).rounded(.up)) }
+        // From the probe's result: what would have just reached the target there, and a little
+        // more for a larger image, which scores lower at the same setting.
+        let start = hint.map {
+            let bias = $0.size.area < image.size.area ? Self.largerSizeBias(settings.format) : 0
+            return Int((Double($0.quality) - $0.margin / slope + bias).rounded(.up))
+        }
             ?? Self.initialGuess(settings.format, target: target, size: image.size)
         var quality = min(range.upperBound, max(range.lowerBound, start))
         let webp = WebPTrials.applies(to: settings)
@@ -173,7 +179,7 @@ struct QualitySearch {
         return Int((quality + small + (target - score) / slope(format)).rounded())
     }
 
-    /// Quality steps a search starts above what the next smaller size of the same photo needed
+    /// Quality steps a search starts above what an image of the same photo half its size needed
     /// (measured on photos from 256 to 1024 px).
     static func largerSizeBias(_ format: ImageFormat) -> Double {
         switch format {

@@ -4,17 +4,25 @@ import WarmCache
 /// Encodes one source's variants that have a quality target, in the order the renderer hands
 /// them over (smallest first).
 ///
-/// It carries what one variant teaches the next: per format, the quality the last search found
-/// starts the next search of that format. For an output with several candidate formats
+/// A variant at least ``RenderPlan/probeMinimumSide`` on its short side starts its search from what a
+/// search of the source's *probe* found with the same settings: the source at one fixed size
+/// (``RenderPlan/probeSize(source:)``), whatever the manifest asks for, so that a variant's file
+/// depends on its own pixels, settings and target only. Smaller variants (thumbnails need much
+/// higher settings) start from the format's guess. For an output with several candidate formats
 /// (`formats: [smallest]`) it searches each in turn, most likely winner first, and stops a
 /// candidate's search as soon as it provably cannot beat the smallest file found so far.
 struct PerceptualEncoder {
     let name: String
-    /// Per format, the quality the last search found, when that variant was large enough to
-    /// predict the next (larger) one: from about 150 px up a photo needs about the same quality
-    /// at every size, below that thumbnails need much more.
-    private var hints: [ImageFormat: QualitySearch.Hint] = [:]
-    static let smallestSideForHints = 150
+    /// The source at the probe size, when the plan has variants large enough to use it.
+    let probe: VipsImage?
+    /// Per setting searched (quality aside) and target, what the probe's search found.
+    private var hints: [ProbeKey: QualitySearch.Hint] = [:]
+
+    private struct ProbeKey: Hashable {
+        var settings: EncoderSettings
+        var target: Int
+        var matte: RGBAColor
+    }
 
     /// The last reference prepared, and the pixels it was prepared from: the outputs of one size
     /// in several formats (and a `smallest` output's candidates) share their pixels, and come
@@ -23,8 +31,36 @@ struct PerceptualEncoder {
     private var lastReference: (pixels: ObjectIdentifier, flattened: Bool, reference: SSIMULACRA2Reference,
                                 scoring: SSIMULACRA2Image)?
 
-    init(name: String) {
+    init(name: String, probe: VipsImage?) {
         self.name = name
+        self.probe = probe
+    }
+
+    /// Where the search of `variant` (prepared as `image`) starts: the probe's result for its
+    /// settings and target (searched on first use), or nothing for a small variant.
+    private mutating func hint(for variant: RenderPlan.Variant, image: VipsImage, target: Int)
+        throws(VipsCallError) -> QualitySearch.Hint? {
+        guard let probe, min(image.size.width, image.size.height) >= RenderPlan.probeMinimumSide else { return nil }
+        var settings = variant.settings
+        settings.quality = 0
+        let key = ProbeKey(settings: settings, target: target, matte: VariantFinisher.matte(for: variant.spec))
+        if let known = hints[key] { return known }
+        let prepared: VipsImage
+        do {
+            prepared = try VariantFinisher.prepare(probe, variant: variant, name: name)
+        } catch {
+            return nil  // the variant's own preparation will say what is wrong
+        }
+        let scoring = try prepared.scoringPixels(bands: prepared.hasAlpha ? 4 : 3)
+        let search = QualitySearch(reference: SSIMULACRA2Reference(scoring), scoring: scoring, target: Double(target),
+                                   settings: variant.settings, hasAlpha: prepared.hasAlpha)
+        let found = try search.run(prepared, hint: nil)
+        let hint = found.map {
+            QualitySearch.Hint(quality: $0.quality, margin: max(0, $0.score - Double(target)), slope: $0.slope,
+                               size: prepared.size)
+        }
+        hints[key] = hint
+        return hint
     }
 
     /// The reference for a candidate's prepared `image`, made from `pixels` (flattened or not),
@@ -74,19 +110,13 @@ struct PerceptualEncoder {
             }
             let flattened = pixels.hasAlpha && !image.hasAlpha
             do {
+                let hint = try self.hint(for: variant, image: image, target: target)
                 let (reference, scoring) = try self.reference(for: image, pixels: pixels, flattened: flattened)
                 let search = QualitySearch(reference: reference, scoring: scoring, target: Double(target),
                                            settings: variant.settings, hasAlpha: image.hasAlpha)
                 // Only a candidate that reached the target sets the size to beat.
                 let bytesToBeat = candidates.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
-                guard let outcome = try search.run(image, hint: hints[variant.settings.format],
-                                                   bytesToBeat: bytesToBeat) else { continue }
-                let size = image.size
-                if min(size.width, size.height) >= Self.smallestSideForHints {
-                    hints[variant.settings.format] = QualitySearch.Hint(
-                        quality: outcome.quality, margin: max(0, outcome.score - Double(target)),
-                        slope: outcome.slope ?? hints[variant.settings.format]?.slope)
-                }
+                guard let outcome = try search.run(image, hint: hint, bytesToBeat: bytesToBeat) else { continue }
                 let made = VariantFinisher.made(variant, image: image, data: outcome.data,
                                                 perceptual: PerceptualEncoding(quality: outcome.quality,
                                                                                score: outcome.score))

@@ -12,8 +12,8 @@ final class VariantRenderer {
     private let decoder: SourceDecoder
     private var decodes: [RenderPlan.Decode: VipsImage] = [:]
     private var decodeUsesLeft: [RenderPlan.Decode: Int]
-    /// Per decode, the last size scaled from it, in memory, while later recipes still use the decode.
-    private var cascade: [RenderPlan.Decode: VipsImage] = [:]
+    /// Called as each output is encoded (progress: a render of many variants can take minutes).
+    var onVariant: (() -> Void)?
 
     init(plan: RenderPlan, source: SourceImageInfo, hasSRGBProfile: Bool, name: String, decoder: SourceDecoder) {
         self.plan = plan
@@ -36,17 +36,21 @@ final class VariantRenderer {
 
     /// Every planned output, encoded, in plan order.
     ///
-    /// Recipes are rendered largest first, and each is resampled from the smallest image already
-    /// scaled from the same decode that still covers it (a cascade: 1024 → 512 → 256 … instead of
-    /// every size from the 1024 decode), as a photo pipeline halves its way down. Variants at a
-    /// fixed quality are encoded as soon as their pixels exist. Variants with a quality target
-    /// keep their pixels in memory and are encoded afterwards, smallest first: each search
-    /// starts from the quality the previous size of the same format found.
+    /// Recipes are rendered largest first, each resampled from its step of the plan's ladder
+    /// (the source halved as often as the recipe allows), so that its pixels depend on its own
+    /// recipe only. Variants at a fixed quality are encoded as soon as their pixels exist.
+    /// Variants with a quality target keep their pixels in memory and are encoded afterwards,
+    /// smallest first; an output whose candidates are another output's (two scales clamped to
+    /// the same pixels) is encoded once and shared.
     func renderAll() throws(ImagingError) -> [EncodedVariant] {
         var recipeUses = plan.recipeUses
         var shared: [PixelRecipe: VipsImage] = [:]
         var encoded: [EncodedVariant?] = Array(repeating: nil, count: plan.outputCount)
         var perceptual: [(index: Int, pixels: VipsImage)] = []
+        let copies = plan.sameOutputs()
+        for variant in plan.variants where copies[variant.output] != nil {
+            recipeUses[variant.recipe, default: 1] -= 1
+        }
         // Outputs with several candidate formats are chosen among after encoding, like targets.
         var candidateCounts = [Int](repeating: 0, count: plan.outputCount)
         for variant in plan.variants { candidateCounts[variant.output] += 1 }
@@ -55,7 +59,7 @@ final class VariantRenderer {
             let (areaA, areaB) = (plan.variants[a].recipe.fit.scaled.area, plan.variants[b].recipe.fit.scaled.area)
             return areaA != areaB ? areaA > areaB : a < b
         }
-        for index in order {
+        for index in order where copies[plan.variants[index].output] == nil {
             let variant = plan.variants[index]
             let recipe = variant.recipe
             let searches = variant.spec.qualityTarget != nil || candidateCounts[variant.output] > 1
@@ -73,10 +77,15 @@ final class VariantRenderer {
                 perceptual.append((index, pixels))
             } else {
                 encoded[variant.output] = try VariantFinisher.finish(pixels, variant: variant, name: name)
+                onVariant?()
             }
         }
         if !perceptual.isEmpty {
             try encodePerceptual(perceptual, into: &encoded)
+        }
+        for (output, original) in copies {
+            encoded[output] = encoded[original].map { plan.sharing($0, from: original, with: output) }
+            onVariant?()
         }
         return encoded.compactMap { $0 }
     }
@@ -91,18 +100,42 @@ final class VariantRenderer {
             let areaB = plan.variants[byOutput[b]![0].index].recipe.fit.scaled.area
             return areaA != areaB ? areaA < areaB : a < b
         }
-        var search = PerceptualEncoder(name: name)
+        var search = PerceptualEncoder(name: name, probe: try probe())
         for output in outputs {
             let candidates = byOutput[output]!.sorted { $0.index < $1.index }
             encoded[output] = try search.encodeSmallest(candidates.map { (plan.variants[$0.index], $0.pixels) })
+            onVariant?()
         }
     }
 
-    /// A decode, computed on first use.
+    /// The source at the probe size, in memory, when the plan has one.
+    private func probe() throws(ImagingError) -> VipsImage? {
+        guard let decode = plan.probeDecode else { return nil }
+        let base = try decoded(decode)
+        defer { release(decode) }
+        do {
+            return try base.resized(to: RenderPlan.probeSize(source: source.pixelSize)).copiedToMemory()
+        } catch {
+            throw ImagingError(.processingFailed, source: name, call: error)
+        }
+    }
+
+    /// A decode, computed on first use: from the source, or halved from the ladder's step above.
     private func decoded(_ decode: RenderPlan.Decode) throws(ImagingError) -> VipsImage {
         if let image = decodes[decode] { return image }
-        let profile = decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile)
-        let image = try decoder.decode(size: decode.size, exportProfile: profile)
+        let image: VipsImage
+        if let parent = plan.derivedFrom[decode] {
+            let above = try decoded(parent)
+            defer { release(parent) }
+            do {
+                image = try above.resized(to: decode.size).copiedToMemory()
+            } catch {
+                throw ImagingError(.processingFailed, source: name, call: error)
+            }
+        } else {
+            let profile = decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile)
+            image = try decoder.decode(size: decode.size, exportProfile: profile)
+        }
         decodes[decode] = image
         return image
     }
@@ -113,7 +146,6 @@ final class VariantRenderer {
         decodeUsesLeft[decode, default: 1] -= 1
         if decodeUsesLeft[decode] == 0 {
             decodes[decode] = nil
-            cascade[decode] = nil
         }
     }
 
@@ -125,18 +157,7 @@ final class VariantRenderer {
         let base = try decoded(decode)
         defer { release(decode) }
         do {
-            let target = recipe.fit.scaled
-            var image: VipsImage
-            if let scaled = cascade[decode], scaled.size.width >= target.width, scaled.size.height >= target.height {
-                image = try scaled.resized(to: target)
-            } else {
-                image = try base.resized(to: target)
-            }
-            // The next (smaller) recipe of this decode starts from these pixels.
-            if (decodeUsesLeft[decode] ?? 0) > 1, image.size != base.size {
-                image = try image.copiedToMemory()
-                cascade[decode] = image
-            }
+            var image = try base.resized(to: recipe.fit.scaled)
             switch recipe.fit.finish {
             case .none:
                 break
