@@ -10,7 +10,7 @@ import WarmCacheBuilder
 /// ``liveInterval`` seconds, and at most ten times a second as variants are encoded, sources
 /// finish or bytes arrive; plain lines come every ``lineInterval`` seconds until ``stop()``,
 /// none before the run starts or after it ends. Variants are counted as each is encoded; the
-/// download rate is shown only while bytes are arriving.
+/// download rate is shown only while bytes are arriving (``WarmProgress/downloadPause``).
 final class ProgressPrinter: Sendable {
     enum Style: Sendable {
         case live, lines, none

@@ -26,7 +26,7 @@ public struct WarmProgress: Sendable {
     }
 
     /// Seconds without a downloaded byte after which downloading counts as over.
-    public static let downloadPause: TimeInterval = 1
+    public static let downloadPause: TimeInterval = 3
 
     /// Whether bytes are still arriving at `elapsed`: some came within ``downloadPause``.
     public var isDownloading: Bool {

@@ -11,10 +11,10 @@ public struct ImagingConfiguration: Sendable, Hashable, Codable {
     /// Refuse truncated or corrupt files (libvips `fail_on=error`) instead of rendering whatever
     /// part decoded (libvips' default, which fills the rest with grey).
     public var failOnCorruptData: Bool
-    /// Decode each source once, at the largest size a render call needs, and resample every
-    /// smaller variant from that decode (much faster for several sizes). A variant's pixels then
-    /// depend on the largest size rendered with it. `false` decodes each distinct size straight
-    /// from the source, so a variant's bytes depend only on its own spec.
+    /// Decode each source at the steps of a ladder of its own sizes (halved again and again; a
+    /// JPEG shrinks on load to the first four) and resample every variant from the smallest step
+    /// that covers it (much faster for several sizes). `false` decodes each distinct size straight
+    /// from the source. Either way a variant's bytes depend only on its own spec.
     public var cascade: Bool
     /// Decode a JPEG at 1/2, 1/4 or 1/8 of its size whenever the decode is at least that much
     /// smaller, and resample the rest of the way (sharp's default). `false` keeps libvips' rule,
