@@ -67,8 +67,10 @@ extension WarmCachePlugin: XcodeCommandPlugin {
             directory: directory, targetDirectory: { _ in nil },
             targetNames: context.xcodeProject.targets.map(\.displayName))
         guard let invocation = ToolRun.invocation(arguments, environment) else { return }
+        // The running Xcode's own swift, not whichever Xcode xcode-select names.
+        let swift = (try? context.tool(named: "swift"))?.url
         guard let tool = ToolLocation.find(ToolRun.toolName)
-            ?? ToolRun.buildFromCheckout(into: context.pluginWorkDirectoryURL) else { return }
+            ?? ToolRun.buildFromCheckout(into: context.pluginWorkDirectoryURL, swift: swift) else { return }
         ToolRun.run(tool, invocation, in: directory)
     }
 }
@@ -123,13 +125,30 @@ enum ToolRun {
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Builds `warm-cache` in release from ``checkout`` into `work` (once; later runs find it up
-    /// to date in seconds) with the Xcode toolchain, and returns it; `nil` after saying why not.
-    /// Everything SwiftPM writes stays in `work`, the one folder a plugin's sandbox lets it write.
-    static func buildFromCheckout(into work: URL) -> URL? {
+    /// Builds `warm-cache` in release from a copy of ``checkout`` in `work` (once; later runs find
+    /// it up to date in seconds) with `swift` (else `xcrun swift`), and returns it; `nil` after
+    /// saying why not. Everything SwiftPM writes (the copy's Package.resolved too) stays in
+    /// `work`, the one folder a plugin's sandbox lets it write.
+    static func buildFromCheckout(into work: URL, swift: URL?) -> URL? {
+        let source = work.appendingPathComponent("warm-cache-source")
         let scratch = work.appendingPathComponent("warm-cache-build")
-        let arguments = ["swift", "build", "-c", "release", "--product", toolName,
-                         "--package-path", checkout.path, "--scratch-path", scratch.path,
+        do {
+            // A new copy only for another version of the checkout (its commit, or its manifest):
+            // a copy's new file dates would make the next build start over.
+            let stamp = { (folder: URL) in ["Package.swift", ".git/HEAD"].map {
+                FileManager.default.contents(atPath: folder.appendingPathComponent($0).path)
+            } }
+            if stamp(source) != stamp(checkout) {
+                try? FileManager.default.removeItem(at: source)
+                try FileManager.default.copyItem(at: checkout, to: source)
+                try? FileManager.default.removeItem(at: source.appendingPathComponent(".build"))
+            }
+        } catch {
+            Diagnostics.error("cannot copy \(checkout.path) into \(source.path) to build \(toolName): \(error.localizedDescription)")
+            return nil
+        }
+        let arguments = ["build", "-c", "release", "--product", toolName,
+                         "--package-path", source.path, "--scratch-path", scratch.path,
                          "--cache-path", work.appendingPathComponent("swiftpm-cache").path,
                          "--config-path", work.appendingPathComponent("swiftpm-config").path,
                          "--security-path", work.appendingPathComponent("swiftpm-security").path,
@@ -138,8 +157,8 @@ enum ToolRun {
         Diagnostics.remark("no \(toolName) in \(searched.joined(separator: ", ")): building it from \(checkout.path) "
             + "into \(scratch.path), once")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/xcrun")
-        process.arguments = arguments
+        process.executableURL = swift ?? URL(fileURLWithPath: "/usr/bin/xcrun")
+        process.arguments = (swift == nil ? ["swift"] : []) + arguments
         process.standardInput = FileHandle.nullDevice
         // pkg-config (Homebrew's pkgconf) finds libvips for SwiftPM: Homebrew's folders first.
         var environment = ProcessInfo.processInfo.environment
@@ -150,7 +169,7 @@ enum ToolRun {
             try process.run()
             process.waitUntilExit()
         } catch {
-            Diagnostics.error("cannot start /usr/bin/xcrun to build \(toolName): \(error.localizedDescription)")
+            Diagnostics.error("cannot start \(process.executableURL?.path ?? "swift") to build \(toolName): \(error.localizedDescription)")
             return nil
         }
         let tool = scratch.appendingPathComponent("release").appendingPathComponent(toolName)

@@ -38,6 +38,17 @@ package enum LibC {
         return UInt64(truncatingIfNeeded: status.st_dev)
     }
 
+    /// Whether this is an iPhone or iPad app running on a Mac (Apple silicon), where the system
+    /// reports the Mac's version and decodes as the Mac does. Never on Linux.
+    package static var isiOSAppOnMac: Bool {
+        #if canImport(Darwin)
+        if #available(iOS 14, tvOS 14, watchOS 7, macOS 11, *) { return ProcessInfo.processInfo.isiOSAppOnMac }
+        return false
+        #else
+        return false
+        #endif
+    }
+
     /// Calls `handler` when the system runs short of memory (`true` when critical), until it is
     /// released. A dispatch memory-pressure source on Apple platforms, where the system asks apps
     /// to give memory back; nothing elsewhere.

@@ -79,7 +79,9 @@ extension ImageFormat {
     /// by default, so a bundle baked for `platforms: { ios: "16.0" }` with `formats: [smallest]`
     /// is found without listing formats. Where the system decodes no images (Linux), every format.
     public static let decodedHere: [ImageFormat] = {
-        guard let platform = AppPlatform.current else { return FormatSupport.preference }
+        guard var platform = AppPlatform.current else { return FormatSupport.preference }
+        // An iPhone or iPad app running on a Mac gets the Mac's version, and its decoders.
+        if LibC.isiOSAppOnMac { platform = .macos }
         let version = ProcessInfo.processInfo.operatingSystemVersion
         return FormatSupport.decodedFormats(
             on: platform, version: OSVersion(major: version.majorVersion, minor: version.minorVersion,

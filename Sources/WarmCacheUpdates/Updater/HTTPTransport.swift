@@ -307,13 +307,17 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let transfer = lock.withLock({ transfers.removeValue(forKey: task.taskIdentifier) }) else { return }
         transfer.deadlineTimer?.cancel()
+        // On the medium before anything is renamed into place (the index's full flush at the end
+        // of an update then empties the drive's cache of these too).
+        try? transfer.file?.synchronize()
         try? transfer.file?.close()
         transfer.file = nil
         let received = transfer.response.byteCount
         if let failure = transfer.failure {
             transfer.continuation.resume(throwing: failure)
         } else if let error {
-            let code = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code)
+            // Optional on purpose: `URLError.Code(rawValue:)` can fail on Linux, not on Apple platforms.
+            let code: URLError.Code? = (error as? URLError)?.code ?? URLError.Code(rawValue: (error as NSError).code)
             if code == .cancelled {
                 transfer.continuation.resume(throwing: CancellationError())
             } else if transfer.response.status == 200, transfer.expectedLength > received {

@@ -378,6 +378,9 @@ struct UpdateRun {
             let staged = updater.incomingURL.appendingPathComponent("\(blob.sha256).seed")
             try updater.fileSystem("copying \(blob.relativePath) from \(seed.path)") {
                 try data.write(to: staged)
+                let handle = try FileHandle(forUpdating: staged)
+                defer { try? handle.close() }
+                try handle.synchronize()  // as a download is: on the medium before it is renamed
                 try BundleUpdater.atomicReplace(verifiedURL(of: blob), with: staged)
             }
             return true
