@@ -90,16 +90,19 @@ struct BytesBenchmark: AsyncParsableCommand {
                 .write(toFile: "\(dump)/index.tsv", atomically: true, encoding: .utf8)
         }
         let baseline = results["sharp-jpeg"]?.bytes
-        print("| setup | bytes | × sharp JPEG | SSIMULACRA2 mean | worst decile | min | CPU s | formats kept |")
-        print("|---|---|---|---|---|---|---|---|")
+        // The CPU of the same variants as a plain JPEG warm: `formats: [jpeg]`, `quality: 80`.
+        let plainCPU = results[Setup.plainJPEG]?.cpu
+        print("| setup | bytes | × sharp JPEG | SSIMULACRA2 mean | worst decile | min | CPU s | CPU × \(Setup.plainJPEG) | formats kept |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for setup in runs {
             guard let tally = results[setup.name] else { continue }
             let ratio = baseline.map { String(format: "%.2f", Double(tally.bytes) / Double($0)) } ?? "–"
+            let cpuRatio = plainCPU.map { String(format: "%.1f", tally.cpu / $0) } ?? "–"
             let formats = tally.formats.sorted { $0.value > $1.value }.map { "\($0.key.rawValue) \($0.value)" }
                 .joined(separator: ", ")
             print("| \(setup.name) | \(tally.bytes) | \(ratio) | \(String(format: "%.1f", tally.mean)) | "
                   + "\(String(format: "%.1f", tally.percentile(0.1))) | \(String(format: "%.1f", tally.scores.min() ?? 0)) | "
-                  + "\(String(format: "%.2f", tally.cpu)) | \(formats) |")
+                  + "\(String(format: "%.2f", tally.cpu)) | \(cpuRatio) | \(formats) |")
         }
         try scorerSpeed(photo: photos[0].path, engine: engine)
     }
@@ -136,6 +139,10 @@ struct BytesBenchmark: AsyncParsableCommand {
 
         static var all: [Setup] { all(target: PerceptualQuality.defaultTarget) }
 
+        /// The setup every CPU figure is divided by: a plain JPEG warm (`formats: [jpeg]`,
+        /// `quality: 80`, the encoder's other defaults).
+        static let plainJPEG = "jpeg-80"
+
         static func all(target: Int) -> [Setup] {
             func fixed(_ format: ImageFormat, _ quality: Int?, _ options: EncodingOptions = .default) -> (Int) -> VariantRequest {
                 { width in
@@ -155,6 +162,7 @@ struct BytesBenchmark: AsyncParsableCommand {
             let sharpAVIF = fixed(.avif, 50, EncodingOptions(chromaSubsampling: false, effort: 4))
             let ios16 = AppPlatforms([.ios: "16.0"])
             return [
+                Setup(name: plainJPEG) { [fixed(.jpeg, 80)($0)] },
                 Setup(name: "sharp-jpeg") { [sharpJPEG($0)] },
                 Setup(name: "sharp-webp") { [sharpWebP($0)] },
                 Setup(name: "sharp-avif") { [sharpAVIF($0)] },
