@@ -64,9 +64,18 @@ public final class BundleWriter: Sendable {
     /// run removes them again when they are empty, so `--strict` leaves no empty `Build/` behind.
     private let createdParents = Locked<[URL]>([])
     private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
+    /// Called with the new index, complete and within budget, just before it replaces the one in
+    /// place: what must be ready before a bundle is published (its signed statement). A throw
+    /// publishes nothing.
+    private let beforePublishing = Locked<(@Sendable (URL) throws -> Void)?>(nil)
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
         self.init(bundleURL: bundleURL, generator: generator, injectFault: { _ in })
+    }
+
+    /// Sets what runs with each new index just before it is published (``beforePublishing``).
+    public func setBeforePublishing(_ body: (@Sendable (URL) throws -> Void)?) {
+        beforePublishing.withLock { $0 = body }
     }
 
     init(bundleURL: URL, generator: String, injectFault: @escaping @Sendable (Stage) throws -> Void) {
@@ -481,6 +490,7 @@ public final class BundleWriter: Sendable {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(PlainReason.of(error))")
         }
         let payload = try weigh(indexAt: temporary.path, budget: budget)
+        try beforePublishing.withLock { $0 }?(temporary)
         try swapIn(temporary, with: builder, flushedEarly: flushedEarly)
 
         let removed = collectGarbage(keeping: builder)
