@@ -85,6 +85,13 @@ public final class BundleWriter: Sendable {
         self.injectFault = injectFault
     }
 
+    /// Whether `name`, at the top of a bundle folder, is what a killed run left: its staging
+    /// folder, a half-built index, or a signed statement not yet renamed into place.
+    package static func isLeftover(_ name: String) -> Bool {
+        name == ".tmp" || ObjectStore.isIndexTemporary(name)
+            || (name.hasPrefix(".\(BundleFormat.statementFileName).") && name.hasSuffix(".tmp"))
+    }
+
     /// Whether a published bundle (an `index.sqlite`) exists at the output.
     public var hasPublishedBundle: Bool {
         FileManager.default.fileExists(atPath: indexURL.path)
@@ -107,14 +114,14 @@ public final class BundleWriter: Sendable {
             parent = parent.deletingLastPathComponent()
         }
         createdParents.withLock { $0 = missingParents }
-        let halfBuiltIndexes = entries.filter(ObjectStore.isIndexTemporary)
-        foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
+        let halfBuiltFiles = entries.filter { Self.isLeftover($0) && $0 != ".tmp" }
+        foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltFiles.isEmpty }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
             objects.withLock { $0 = OpenFolder(objectsOf: bundlePath) }
             try? fileManager.removeItem(at: stagingURL)
             try fileManager.createDirectory(at: stagingURL, withIntermediateDirectories: true)
-            for entry in halfBuiltIndexes {
+            for entry in halfBuiltFiles {
                 try? fileManager.removeItem(at: bundleURL.appendingPathComponent(entry))
             }
         }
