@@ -53,6 +53,11 @@ struct MergeCommand: ParsableCommand {
         let interruption = Interruption()
         defer { interruption.end() }
         merger.isCancelled = { interruption.received != nil }
+        // The merged index is signed before it is published: a signing that fails publishes nothing.
+        let publishing = signing.publishingSigner(for: outputURL, partial: false)
+        if let publishing {
+            merger.beforePublishing = { @Sendable index in try publishing.prepare(index) }
+        }
         let summary: BundleMerger.Summary
         do throws(BundleMergeError) {
             summary = try merger.merge()
@@ -65,6 +70,7 @@ struct MergeCommand: ParsableCommand {
                 }
             }
         } catch {
+            publishing?.discard()
             Console.error(error.message)
             switch error.kind {
             case .locked: throw ExitCodes.locked
@@ -79,6 +85,10 @@ struct MergeCommand: ParsableCommand {
                 + "\(CountText.of(summary.blobs, "blob")) "
                 + "(\(summary.blobsAdded) added, \(summary.blobsRemoved) removed)")
         }
-        try signing.signWrittenBundle(outputURL, partial: false, quiet: logging.quiet)
+        if let publishing, publishing.hasPrepared {
+            try publishing.finish(bundle: outputURL, quiet: logging.quiet)
+        } else {
+            try signing.signWrittenBundle(outputURL, partial: false, quiet: logging.quiet)
+        }
     }
 }

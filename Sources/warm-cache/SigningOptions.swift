@@ -53,7 +53,6 @@ struct SigningRequest {
     /// Signs `bundle` with the key; prints one line unless `quiet`. Errors are printed and exit 1.
     /// - Parameter keepIfCurrent: keep a statement that already names the index (see ``BundleSigner``).
     func sign(_ bundle: URL, key: BundleSigningKey, keepIfCurrent: Bool, quiet: Bool) throws {
-        let validity = expires.flatMap(ManifestDuration.seconds(from:)) ?? BundleSigner.defaultValidity
         let outcome: BundleSigner.Outcome
         do {
             outcome = try BundleSigner(bundleURL: bundle, key: key)
@@ -62,11 +61,20 @@ struct SigningRequest {
             Console.error("\(PlainReason.of(error))")
             throw ExitCode.failure
         }
-        guard !quiet else { return }
+        if !quiet { announce(outcome, bundle: bundle, key: key) }
+    }
+
+    /// "Signed Images.warmcache: version 7, expires …, key …".
+    func announce(_ outcome: BundleSigner.Outcome, bundle: URL, key: BundleSigningKey) {
         let statement = outcome.statement.statement
         Console.line("\(outcome.wrote ? "Signed" : "Kept the signature of") \(bundle.lastPathComponent): "
             + "version \(statement.version), expires \(BundleStatement.timestamp(statement.expiresAt)), "
             + "key \(key.keyID)" + (outcome.wrote ? "" : " (it already named this index)"))
+    }
+
+    /// The validity asked for, or the default.
+    var validity: TimeInterval {
+        expires.flatMap(ManifestDuration.seconds(from:)) ?? BundleSigner.defaultValidity
     }
 }
 
@@ -112,6 +120,13 @@ struct SigningOptions: ParsableArguments {
         }
     }
 
+    /// The signer of a run that writes `bundle`, when a key is given and the bundle is whole: it
+    /// signs each new index before it is published (``PublishingSigner``).
+    func publishingSigner(for bundle: URL, partial: Bool) -> PublishingSigner? {
+        guard !partial, let key = try? request.key(warning: { _ in }) else { return nil }
+        return PublishingSigner(request: request, signer: BundleSigner(bundleURL: bundle, key: key))
+    }
+
     /// After a run that wrote `bundle`: signs it when a key was given. Without one, warns when
     /// the bundle's statement no longer names its index (clients would refuse the bundle). A
     /// partial bundle (`--shard`) is never signed: the merged one is.
@@ -136,5 +151,53 @@ struct SigningOptions: ParsableArguments {
             return
         }
         try request.sign(bundle, key: key, keepIfCurrent: true, quiet: quiet)
+    }
+}
+
+/// Signs a bundle's next index before the writer publishes it, so that a signing that fails
+/// publishes nothing: the previous index and statement stay. The statement waits beside
+/// `statement.json` until the run has published its index, then ``finish(bundle:quiet:)`` puts it
+/// in place (a rename).
+final class PublishingSigner: Sendable {
+    let request: SigningRequest
+    let signer: BundleSigner
+    private let prepared = Locked<BundleSigner.Prepared?>(nil)
+
+    init(request: SigningRequest, signer: BundleSigner) {
+        self.request = request
+        self.signer = signer
+    }
+
+    /// The writer's hook: signs `index`, or throws why it cannot (nothing is then published).
+    @Sendable func prepare(_ index: URL) throws {
+        let next: BundleSigner.Prepared
+        do {
+            next = try signer.prepare(indexAt: index, version: request.version, validity: request.validity)
+        } catch {
+            throw SigningError("cannot sign the bundle: \(error.description); nothing was published, "
+                + "\(signer.bundleURL.path) is unchanged")
+        }
+        prepared.withLock { $0?.discard(); $0 = next }
+    }
+
+    /// Whether a statement was prepared (the run published a new index).
+    var hasPrepared: Bool { prepared.withLock { $0 != nil } }
+
+    /// After a run that published: puts the prepared statement in place. One line unless `quiet`;
+    /// a failure is one error line and exit 1.
+    func finish(bundle: URL, quiet: Bool) throws {
+        guard let statement = prepared.withLock({ $0 }) else { return }
+        do {
+            try statement.install()
+        } catch {
+            Console.error(error.description)
+            throw ExitCode.failure
+        }
+        if !quiet { request.announce(statement.outcome, bundle: bundle, key: signer.key) }
+    }
+
+    /// After a run that published nothing: removes the statement prepared, if any.
+    func discard() {
+        prepared.withLock { $0?.discard(); $0 = nil }
     }
 }

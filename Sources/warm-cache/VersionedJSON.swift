@@ -12,7 +12,7 @@ enum JSONVersion {
     static let inspectList = 1
     static let verify = 1
     static let lookup = 1
-    static let plan = 1
+    static let plan = 2
     static let planShards = 1
     static let pull = 1
 }

@@ -113,6 +113,11 @@ struct WarmCommand: AsyncParsableCommand {
         try checkReportWritable()
         if let html { try OutputPaths.checkFile(html, option: "--html") }
         try signing.checkBeforeWriting(plan.output, partial: shard != nil)
+        // The new index is signed before it is published: a signing that fails publishes nothing.
+        let publishing = signing.publishingSigner(for: plan.output, partial: shard != nil)
+        if let publishing {
+            options.beforePublishing = { @Sendable index in try publishing.prepare(index) }
+        }
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -130,6 +135,7 @@ struct WarmCommand: AsyncParsableCommand {
             result = error.report!
             reportProblem = error.message
         } catch let error as WarmError {
+            publishing?.discard()
             // The run's own failure first (a full disk is one line: its sources' failures are its
             // consequences; the error's own line says how many failed: no second summary line),
             // then what could not be written about it.
@@ -150,7 +156,12 @@ struct WarmCommand: AsyncParsableCommand {
         if !logging.quiet {
             printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
         }
-        try signing.signWrittenBundle(plan.output, partial: shard != nil, quiet: logging.quiet)
+        if let publishing, publishing.hasPrepared {
+            try publishing.finish(bundle: plan.output, quiet: logging.quiet)
+        } else {
+            // Nothing new was published: the index in place is signed, or its signature kept.
+            try signing.signWrittenBundle(plan.output, partial: shard != nil, quiet: logging.quiet)
+        }
         printFailures(result)
         if let reportProblem { Console.error(reportProblem) }
         let sheetWritten = writeContactSheet(result, bundle: plan.output)

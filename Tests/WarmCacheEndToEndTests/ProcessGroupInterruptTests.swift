@@ -85,30 +85,17 @@ import WarmCacheTestSupport
     }
 
     @Test func sigintToTheGroupMidEncodeLeavesTheBundleAsItWas() async throws {
-        let images = try SourceImages.distinct(40)
-        let gate = FixtureGate()
-        var routes = SourceImages.routes(images, under: "s")
-        for index in 36..<40 { routes["/s/\(index)"] = .held(gate, routes["/s/\(index)"]!) }
-        try await withWorld(routes: routes) { scratch, server in
-            // A heavier preset for every source: its encodes are under way when the signal comes.
-            let heavy = "  hero: { width: 400, formats: [avif, webp, jpeg], scales: [1, 2] }"
-            let (running, before, bundle) = try await interruptedRun(
-                scratch, server, gate: gate, count: 40, firstRun: 2, extraPresets: heavy,
-                presets: ["thumb", "card", "hero"])
-            let group = try processGroup(of: running)
-            let objects = bundle.appendingPathComponent("objects")
-            let known = Set(snapshot(of: objects).keys)
-            // The first new blob: the imaging processes are encoding.
-            let encoding = await eventually(within: 120) { !Set(snapshot(of: objects).keys).subtracting(known).isEmpty }
-            try #require(encoding, "no variant was ever encoded")
-            try #require(running.process.isRunning, "the run ended before it was interrupted")
-            kill(-group, SIGINT)
-            try await expectInterrupted(running, group: group, status: 130, bundle: bundle, before: before)
-            gate.open()
-        }
+        try await interruptMidEncode(status: 130) { _, group in kill(-group, SIGINT) }
     }
 
     @Test func sigtermToTheWarmAloneStopsItsImagingProcesses() async throws {
+        try await interruptMidEncode(status: 143) { running, _ in kill(running.pid, SIGTERM) }
+    }
+
+    /// A re-warm of 40 sources with a heavier preset for each, signalled by `signal` (given the
+    /// run and its process group) once its first new blob is written: the imaging processes are
+    /// encoding, and the last sources still wait for their originals.
+    private func interruptMidEncode(status: Int32, _ signal: (CLI.Running, pid_t) -> Void) async throws {
         let images = try SourceImages.distinct(40)
         let gate = FixtureGate()
         var routes = SourceImages.routes(images, under: "s")
@@ -124,8 +111,8 @@ import WarmCacheTestSupport
             let encoding = await eventually(within: 120) { !Set(snapshot(of: objects).keys).subtracting(known).isEmpty }
             try #require(encoding, "no variant was ever encoded")
             try #require(running.process.isRunning, "the run ended before it was interrupted")
-            kill(running.pid, SIGTERM)
-            try await expectInterrupted(running, group: group, status: 143, bundle: bundle, before: before)
+            signal(running, group)
+            try await expectInterrupted(running, group: group, status: status, bundle: bundle, before: before)
             gate.open()
         }
     }

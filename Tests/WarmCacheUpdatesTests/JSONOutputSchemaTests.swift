@@ -85,8 +85,9 @@ struct JSONOutputSchemaTests {
         ],
         "plan summary": [
             "sources": .integer, "remoteSources": .integer, "localSources": .integer, "variants": .integer,
-            "variantsByFormat": .map(.integer), "variantsByPreset": .map(.integer),
+            "byFormat": .array(.object("plan group")), "byPreset": .array(.object("plan group")),
         ],
+        "plan group": ["name": .string, "variants": .integer],
         "planned source": [
             "identifier": .string, "location": .string, "listedAt": .string, "placeholders": .array(.string),
             "variants": .array(.object("planned variant")),

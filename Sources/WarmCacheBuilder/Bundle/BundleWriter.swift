@@ -64,9 +64,18 @@ public final class BundleWriter: Sendable {
     /// run removes them again when they are empty, so `--strict` leaves no empty `Build/` behind.
     private let createdParents = Locked<[URL]>([])
     private var stagingPath: String { stagingURL.appendingPathComponent("index-staging.sqlite").path }
+    /// Called with the new index, complete and within budget, just before it replaces the one in
+    /// place: what must be ready before a bundle is published (its signed statement). A throw
+    /// publishes nothing.
+    private let beforePublishing = Locked<(@Sendable (URL) throws -> Void)?>(nil)
 
     public convenience init(bundleURL: URL, generator: String = BundleWriter.defaultGenerator) {
         self.init(bundleURL: bundleURL, generator: generator, injectFault: { _ in })
+    }
+
+    /// Sets what runs with each new index just before it is published (``beforePublishing``).
+    public func setBeforePublishing(_ body: (@Sendable (URL) throws -> Void)?) {
+        beforePublishing.withLock { $0 = body }
     }
 
     init(bundleURL: URL, generator: String, injectFault: @escaping @Sendable (Stage) throws -> Void) {
@@ -74,6 +83,13 @@ public final class BundleWriter: Sendable {
         bundlePath = self.bundleURL.path
         self.generator = generator
         self.injectFault = injectFault
+    }
+
+    /// Whether `name`, at the top of a bundle folder, is what a killed run left: its staging
+    /// folder, a half-built index, or a signed statement not yet renamed into place.
+    package static func isLeftover(_ name: String) -> Bool {
+        name == ".tmp" || ObjectStore.isIndexTemporary(name)
+            || (name.hasPrefix(".\(BundleFormat.statementFileName).") && name.hasSuffix(".tmp"))
     }
 
     /// Whether a published bundle (an `index.sqlite`) exists at the output.
@@ -98,14 +114,14 @@ public final class BundleWriter: Sendable {
             parent = parent.deletingLastPathComponent()
         }
         createdParents.withLock { $0 = missingParents }
-        let halfBuiltIndexes = entries.filter(ObjectStore.isIndexTemporary)
-        foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltIndexes.isEmpty }
+        let halfBuiltFiles = entries.filter { Self.isLeftover($0) && $0 != ".tmp" }
+        foundInterruptedRun.withLock { $0 = entries.contains(".tmp") || !halfBuiltFiles.isEmpty }
         try fileSystem("creating the bundle directories") {
             try fileManager.createDirectory(at: objectsURL, withIntermediateDirectories: true)
             objects.withLock { $0 = OpenFolder(objectsOf: bundlePath) }
             try? fileManager.removeItem(at: stagingURL)
             try fileManager.createDirectory(at: stagingURL, withIntermediateDirectories: true)
-            for entry in halfBuiltIndexes {
+            for entry in halfBuiltFiles {
                 try? fileManager.removeItem(at: bundleURL.appendingPathComponent(entry))
             }
         }
@@ -481,6 +497,7 @@ public final class BundleWriter: Sendable {
             throw BundleWriterError(.index, bundleURL: bundleURL, detail: "\(PlainReason.of(error))")
         }
         let payload = try weigh(indexAt: temporary.path, budget: budget)
+        try beforePublishing.withLock { $0 }?(temporary)
         try swapIn(temporary, with: builder, flushedEarly: flushedEarly)
 
         let removed = collectGarbage(keeping: builder)

@@ -172,14 +172,11 @@ public struct BundleVerifier {
     /// What a killed run (`kill -9`, a crash, a power cut) left at the top of the bundle folder.
     private func leftovers() -> [VerificationReport.Problem] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: bundleURL.path)) ?? []
-        return names.sorted().compactMap { name -> VerificationReport.Problem? in
-            let isLeftover = name == ".tmp" || (name.hasPrefix("index-") && name.hasSuffix(".sqlite.tmp"))
-                || (name.hasPrefix(".\(BundleFormat.statementFileName).") && name.hasSuffix(".tmp"))
-            guard isLeftover else { return nil }
-            return .init(kind: .leftover, subject: name,
-                         detail: "left by a run that was killed; it is not part of the bundle, but an app that copies "
-                             + "this folder ships it",
-                         repair: "run warm-cache warm (or merge) on this bundle again, which removes it, or delete it")
+        return names.sorted().filter(BundleWriter.isLeftover).map { name in
+            VerificationReport.Problem(
+                kind: .leftover, subject: name,
+                detail: "left by a run that was killed; it is not part of the bundle, but an app that copies this folder ships it",
+                repair: "run warm-cache warm (or merge) on this bundle again, which removes it, or delete it")
         }
     }
 

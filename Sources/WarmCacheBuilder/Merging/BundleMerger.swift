@@ -24,6 +24,8 @@ public struct BundleMerger: Sendable {
     /// Asked between steps (a part, a batch of blobs): `true` stops the merge before it
     /// publishes, removing what it wrote (the CLI's Ctrl-C).
     public var isCancelled: @Sendable () -> Bool = { false }
+    /// Runs with the merged index just before it is published (``WarmOptions/beforePublishing``).
+    public var beforePublishing: (@Sendable (URL) throws -> Void)?
 
     public init(parts: [URL], output: URL, allowMissingShards: Bool = false) {
         self.parts = parts.map(\.standardizedFileURL)
@@ -73,6 +75,7 @@ public struct BundleMerger: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let writer = BundleWriter(bundleURL: output, generator: loaded[0].generator)
+        writer.setBeforePublishing(beforePublishing)
         do {
             try writer.prepare()
         } catch {

@@ -31,6 +31,10 @@ public struct WarmOptions: Sendable {
     /// Where to write the JSON report with every source (``WarmReport``), whether or not the run
     /// publishes. The report ``WarmPipeline/run()`` returns lists only the failed sources.
     public var reportURL: URL?
+    /// Runs with the new index (a complete file beside the one in place) just before it is
+    /// published; a throw publishes nothing and fails the run with its message. The CLI signs
+    /// the bundle here, so that a signing that fails leaves the previous index and statement.
+    public var beforePublishing: (@Sendable (URL) throws -> Void)?
 
     public init(cacheDirectory: URL? = nil, strict: Bool = false, offline: Bool = false,
                 maxAge: TimeInterval? = nil, imagingConcurrency: Int? = nil, fetchConcurrency: Int? = nil,

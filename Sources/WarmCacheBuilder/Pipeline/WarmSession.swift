@@ -45,6 +45,7 @@ struct WarmSession: Sendable {
         }
         try pipeline.checkEncoders()
         let writer = BundleWriter(bundleURL: plan.output)
+        writer.setBeforePublishing(options.beforePublishing)
         let cacheDirectory = options.resolvedCacheDirectory(for: plan)
         let bundlePath = plan.output.standardizedFileURL.path
         // File-system work (listing, creating, sweeping, SQLite, syncfs) never runs on the cooperative

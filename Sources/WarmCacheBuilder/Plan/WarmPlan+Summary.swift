@@ -13,10 +13,31 @@ extension WarmPlan {
         /// Variants per preset name (``PlannedVariant/entryPreset`` for entry-described ones).
         public var variantsByPreset: [String: Int]
 
-        /// `plan --json` counts sources and variants under the names every output uses.
+        /// `plan --json` counts sources and variants under the names every output uses, and gives
+        /// the counts per format and preset as `byFormat` and `byPreset`, lists of `{name, variants}`
+        /// largest first, as `inspect` and the report do (without bytes: nothing is encoded yet).
         private enum CodingKeys: String, CodingKey {
             case sourceCount = "sources", remoteSourceCount = "remoteSources", localSourceCount = "localSources"
-            case variantCount = "variants", variantsByFormat, variantsByPreset
+            case variantCount = "variants", byFormat, byPreset
+        }
+
+        private struct Group: Encodable {
+            var name: String
+            var variants: Int
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            func groups(_ counts: [String: Int]) -> [Group] {
+                counts.map { Group(name: $0.key, variants: $0.value) }
+                    .sorted { ($0.variants, $1.name) > ($1.variants, $0.name) }
+            }
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(sourceCount, forKey: .sourceCount)
+            try container.encode(remoteSourceCount, forKey: .remoteSourceCount)
+            try container.encode(localSourceCount, forKey: .localSourceCount)
+            try container.encode(variantCount, forKey: .variantCount)
+            try container.encode(groups(variantsByFormat), forKey: .byFormat)
+            try container.encode(groups(variantsByPreset), forKey: .byPreset)
         }
 
         /// For example:

@@ -109,8 +109,57 @@ package struct BundleSigner: Sendable {
         }
     }
 
+    /// A statement signed for an index not yet in place, written beside `statement.json`:
+    /// ``install()`` puts it in place (a rename) once the index is; ``discard()`` removes it.
+    package struct Prepared: Sendable {
+        package var outcome: Outcome
+        let temporary: URL
+        let destination: URL
+
+        package func install() throws(SigningError) {
+            try BundleSigner.install(temporary, at: destination)
+        }
+
+        package func discard() {
+            try? FileManager.default.removeItem(at: temporary)
+        }
+    }
+
+    /// Signs the index at `index` (the bundle's next one, before it replaces `index.sqlite`) with
+    /// the version that follows the bundle's current statement, or `version`; the statement waits,
+    /// flushed, beside `statement.json` until ``Prepared/install()``.
+    package func prepare(indexAt index: URL, version: Int64?, validity: TimeInterval = defaultValidity,
+                         now: Date = Date()) throws(SigningError) -> Prepared {
+        let digest: IndexDigest
+        do {
+            digest = try IndexDigest(contentsOf: index)
+        } catch {
+            throw SigningError("cannot read \(index.path): \(PlainReason.of(error))")
+        }
+        let newVersion = try nextVersion(version, after: try previousStatement(needed: version == nil))
+        let statement = BundleStatement(index: digest, version: newVersion, signedAt: now, expiresAt: now.addingTimeInterval(validity))
+        let data = try statement.signed(by: key)
+        let outcome = Outcome(statement: SignedStatement(statement: statement, keyIDs: [key.keyID], verifiedBy: key.keyID,
+                                                         data: data), wrote: true)
+        return Prepared(outcome: outcome, temporary: try writeTemporary(data), destination: statementURL)
+    }
+
     /// Writes `data` to `statement.json` atomically: a flushed temporary file renamed over it.
     private func write(_ data: Data) throws(SigningError) {
+        try Self.install(try writeTemporary(data), at: statementURL)
+    }
+
+    /// Renames the flushed `temporary` over `destination` (removing it if that fails).
+    static func install(_ temporary: URL, at destination: URL) throws(SigningError) {
+        guard rename(temporary.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw SigningError("cannot write \(destination.path): \(reason)")
+        }
+    }
+
+    /// `data` in a flushed temporary file beside `statement.json`.
+    private func writeTemporary(_ data: Data) throws(SigningError) -> URL {
         let temporary = bundleURL.appendingPathComponent(".\(BundleFormat.statementFileName).\(UUID().uuidString).tmp")
         do {
             try data.write(to: temporary)
@@ -119,12 +168,10 @@ package struct BundleSigner: Sendable {
             guard LibC.flushToStorage(handle.fileDescriptor) else {
                 throw SigningError("flushing: \(String(cString: strerror(errno)))")
             }
-            guard rename(temporary.path, statementURL.path) == 0 else {
-                throw SigningError("renaming: \(String(cString: strerror(errno)))")
-            }
+            return temporary
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw SigningError("cannot write \(statementURL.path): \((error as? SigningError)?.description ?? PlainReason.of(error))")
+            throw SigningError("cannot write \(statementURL.path): \(PlainReason.of(error))")
         }
     }
 }

@@ -163,39 +163,20 @@ import WarmCacheImaging
     /// Quality settings that would do nothing are warnings, at the line that wrote them: fixed
     /// qualities under `formats: [smallest]`, and a `quality_target` beside fixed qualities.
     @Test func qualitySettingsThatDoNothingAreWarnings() throws {
-        let smallest = try fixture.load("""
-            version: 1
-            output: Out.warmcache
-            platforms: { ios: "16.0" }
-            presets:
-              card: { width: 100, formats: [smallest], quality: { avif: 50, jpeg: 80 } }
-            images:
-              - { path: a.png, presets: [card] }
-            """)
-        #expect(smallest.warnings.map(\.description).contains {
+        func warnings(_ card: String) throws -> [String] {
+            try fixture.load("version: 1\noutput: Out.warmcache\nplatforms: { ios: \"16.0\" }\npresets:\n  card: \(card)\n"
+                             + "images:\n  - { path: a.png, presets: [card] }\n").warnings.map(\.description)
+        }
+        let smallest = try warnings("{ width: 100, formats: [smallest], quality: { avif: 50, jpeg: 80 } }")
+        #expect(smallest.contains {
             $0.contains("manifest.yml:5:") && $0.contains("'formats: [smallest]' encodes every candidate at 'quality_target', "
                 + "so 'quality' (avif 50, jpeg 80) is ignored")
-        }, "\(smallest.warnings)")
-        let target = try fixture.load("""
-            version: 1
-            output: Out.warmcache
-            presets:
-              card: { width: 100, formats: [jpeg], quality: 80, quality_target: 90 }
-            images:
-              - { path: a.png, presets: [card] }
-            """)
-        #expect(target.warnings.map(\.description).contains {
-            $0.contains("manifest.yml:4:") && $0.contains("'quality_target' only applies to 'quality: auto' and "
+        }, "\(smallest)")
+        let target = try warnings("{ width: 100, formats: [jpeg], quality: 80, quality_target: 90 }")
+        #expect(target.contains {
+            $0.contains("manifest.yml:5:") && $0.contains("'quality_target' only applies to 'quality: auto' and "
                 + "'formats: [smallest]'; this variant has fixed qualities (jpeg 80)")
-        }, "\(target.warnings)")
-        let auto = try fixture.load("""
-            version: 1
-            output: Out.warmcache
-            presets:
-              card: { width: 100, formats: [jpeg], quality: auto, quality_target: 90 }
-            images:
-              - { path: a.png, presets: [card] }
-            """)
-        #expect(auto.warnings.isEmpty, "\(auto.warnings)")
+        }, "\(target)")
+        #expect(try warnings("{ width: 100, formats: [jpeg], quality: auto, quality_target: 90 }").isEmpty)
     }
 }

@@ -31,8 +31,9 @@ import Testing
                               + #""preset":"round","processors":["round(8)"],"quality":{"png":90},"scale":1,"#
                               + #""upscale":false,"width":48}]"#))
         #expect(json.contains(#""headers":[{"name":"Authorization","value":"<redacted>"}]"#))
-        #expect(json.contains(#""summary":{"localSources":1,"remoteSources":0,"sources":1,"#
-                              + #""variants":1,"variantsByFormat":{"png":1},"variantsByPreset":{"round":1}}"#))
+        #expect(json.contains(#""summary":{"byFormat":[{"name":"png","variants":1}],"#
+                              + #""byPreset":[{"name":"round","variants":1}],"localSources":1,"remoteSources":0,"#
+                              + #""sources":1,"variants":1}"#))
         #expect(!json.contains("secret-value"))
     }
 
