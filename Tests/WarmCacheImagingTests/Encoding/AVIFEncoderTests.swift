@@ -10,26 +10,9 @@ import WarmCache
 struct AVIFEncoderTests {
     /// The `av1C` boxes' chroma subsampling (x, y) bits: (1, 1) is 4:2:0, (0, 0) 4:4:4.
     static func chromaSubsampling(in file: Data) -> [[Int]] {
-        let bytes = [UInt8](file)
-        func u32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        var found: [[Int]] = []
-        func walk(_ start: Int, _ end: Int) {
-            var offset = start
-            while offset + 8 <= end {
-                let size = u32(offset), type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-                guard size >= 8, offset + size <= end else { return }
-                switch type {
-                case "meta": walk(offset + 12, offset + size)
-                case "iprp", "ipco": walk(offset + 8, offset + size)
-                case "av1C" where size >= 12:
-                    found.append([Int(bytes[offset + 10] >> 3) & 1, Int(bytes[offset + 10] >> 2) & 1])
-                default: break
-                }
-                offset += size
-            }
+        ColourSignallingTests.properties("av1C", in: file).filter { $0.count >= 4 }.map {
+            [Int($0[2] >> 3) & 1, Int($0[2] >> 2) & 1]
         }
-        walk(0, bytes.count)
-        return found
     }
 
     static func encode(_ image: VipsImage, quality: Int, chromaSubsampling: Bool? = nil, lossless: Bool = false) throws -> Data {
