@@ -8,7 +8,8 @@ struct WarmCacheBench: AsyncParsableCommand {
         commandName: "warm-cache-bench",
         abstract: "WarmCache benchmarks: each prints its figures.",
         subcommands: [LookupBenchmark.self, ImagingBenchmark.self, WarmBenchmark.self, ScaleBenchmark.self,
-                      ReuseCheckBenchmark.self, ShardsBenchmark.self, MergeBenchmark.self, BytesBenchmark.self]
+                      ReuseCheckBenchmark.self, ShardsBenchmark.self, MergeBenchmark.self, BytesBenchmark.self,
+                      AVIFEncodersBenchmark.self]
     )
 }
 

@@ -52,6 +52,7 @@ struct RenderMemo: Sendable {
             Self.header,
             "generator \(WarmCacheVersion.current)",
             "libvips \(ImagingEngine.libvipsVersion)",
+            "avif \(ImagingEngine.avifEncoder)",
             "vector paths \(vectorPaths)",
             "placeholder thumbnail \(PlaceholderThumbnail.method)",
             "engine \(Self.fingerprint(configuration))",

@@ -163,7 +163,8 @@ public struct WarmPipeline: Sendable {
         throw WarmError(.engine, "this libvips (\(ImagingEngine.libvipsVersion)) cannot encode "
             + list.joined(separator: "; ") + ". It can encode: "
             + available.map(\.rawValue).sorted().joined(separator: ", ")
-            + ". Install libvips with those encoders (Debian: libvips-dev brings libheif and libjxl), "
+            + ". Install libvips with those encoders (Debian: libvips-dev brings libheif and libjxl; AVIF is "
+            + "written by libavif, which needs its libaom encoder), "
             + "or remove the formats from the manifest.")
     }
 

@@ -4,6 +4,11 @@ import WarmCache
 
 /// Encodes a finished image with one format's libvips saver.
 enum Encoder {
+    /// AVIF goes through libavif; `WARMCACHE_AVIF_ENCODER=libheif` in the environment sends it
+    /// through libheif as before, to compare the two (docs/performance.md). Imaging processes
+    /// inherit the environment.
+    static let avifThroughLibheif = ProcessInfo.processInfo.environment["WARMCACHE_AVIF_ENCODER"] == "libheif"
+
     /// The encoded bytes, with container metadata libvips cannot be told to omit removed.
     static func encode(_ image: VipsImage, settings: EncoderSettings) throws(VipsCallError) -> Data {
         var options = settings.saveOptions
@@ -13,7 +18,8 @@ enum Encoder {
         case .jpeg: wc_save_jpeg(image.pointer, &options, &buffer, &length)
         case .png: wc_save_png(image.pointer, &options, &buffer, &length)
         case .webp: wc_save_webp(image.pointer, &options, &buffer, &length)
-        case .avif: wc_save_heif(image.pointer, &options, 1, &buffer, &length)
+        case .avif where avifThroughLibheif: wc_save_heif(image.pointer, &options, 1, &buffer, &length)
+        case .avif: wc_save_avif(image.pointer, &options, &buffer, &length)
         case .heic: wc_save_heif(image.pointer, &options, 0, &buffer, &length)
         case .jxl: wc_save_jxl(image.pointer, &options, &buffer, &length)
         case .gif: wc_save_gif(image.pointer, &options, &buffer, &length)

@@ -46,6 +46,17 @@ public final class ImagingEngine: Sendable {
     /// The libvips version in use.
     public static var libvipsVersion: String { String(cString: wc_vips_version()) }
 
+    /// What writes AVIF files and its version (libavif and its codecs, or libheif when
+    /// `WARMCACHE_AVIF_ENCODER=libheif`): the same settings give other bytes in another one.
+    public static var avifEncoder: String {
+        if Encoder.avifThroughLibheif { return "libheif" }
+        var buffer = [CChar](repeating: 0, count: 512)
+        return buffer.withUnsafeMutableBufferPointer { pointer in
+            wc_avif_encoder_name(pointer.baseAddress, pointer.count)
+            return String(cString: pointer.baseAddress!)
+        }
+    }
+
     /// Reads a source's header: format, upright size, alpha, frames. Cheap: no pixel is decoded.
     ///
     /// Limits are enforced here, before any decoding: the byte count, the accepted input

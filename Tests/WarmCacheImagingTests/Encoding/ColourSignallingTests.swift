@@ -8,22 +8,20 @@ import WarmCache
 /// decoders then show the colours the source had instead of guessing.
 @Suite("Colours signalled in AVIF and HEIC")
 struct ColourSignallingTests {
-    /// primaries, transfer, matrix and the full-range bit of every `nclx` colr box in `file`.
-    static func nclxBoxes(in file: Data) -> [[Int]] {
+    /// The contents (after size and type) of every item property box of this type in a HEIF file.
+    static func properties(_ type: String, in file: Data) -> [[UInt8]] {
         let bytes = [UInt8](file)
         func u32(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        func u16(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
-        var found: [[Int]] = []
+        var found: [[UInt8]] = []
         func walk(_ start: Int, _ end: Int) {
             var offset = start
             while offset + 8 <= end {
-                let size = u32(offset), type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+                let size = u32(offset), name = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
                 guard size >= 8, offset + size <= end else { return }
-                switch type {
+                switch name {
                 case "meta": walk(offset + 12, offset + size)  // a full box: version and flags first
                 case "iprp", "ipco": walk(offset + 8, offset + size)
-                case "colr" where String(decoding: bytes[offset + 8..<offset + 12], as: UTF8.self) == "nclx":
-                    found.append([u16(offset + 12), u16(offset + 14), u16(offset + 16), Int(bytes[offset + 18] >> 7)])
+                case type: found.append(Array(bytes[offset + 8..<offset + size]))
                 default: break
                 }
                 offset += size
@@ -31,6 +29,13 @@ struct ColourSignallingTests {
         }
         walk(0, bytes.count)
         return found
+    }
+
+    /// primaries, transfer, matrix and the full-range bit of every `nclx` colr box in `file`.
+    static func nclxBoxes(in file: Data) -> [[Int]] {
+        properties("colr", in: file).filter { $0.count >= 11 && String(decoding: $0[0..<4], as: UTF8.self) == "nclx" }.map {
+            [Int($0[4]) << 8 | Int($0[5]), Int($0[6]) << 8 | Int($0[7]), Int($0[8]) << 8 | Int($0[9]), Int($0[10] >> 7)]
+        }
     }
 
     @Test("every AVIF and HEIC says sRGB, BT.601, full range", arguments: [ImageFormat.avif, .heic])
