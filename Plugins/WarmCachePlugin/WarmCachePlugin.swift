@@ -125,6 +125,15 @@ enum ToolRun {
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The commit a checkout's HEAD names, also when HEAD is a branch (`ref: refs/heads/main`).
+    static func commit(of folder: URL) -> Data? {
+        let git = folder.appendingPathComponent(".git")
+        guard let head = FileManager.default.contents(atPath: git.appendingPathComponent("HEAD").path),
+              let text = String(data: head, encoding: .utf8), text.hasPrefix("ref: ") else { return nil }
+        let ref = text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)
+        return FileManager.default.contents(atPath: git.appendingPathComponent(ref).path)
+    }
+
     /// Builds `warm-cache` in release from a copy of ``checkout`` in `work` (once; later runs find
     /// it up to date in seconds) with `swift` (else `xcrun swift`), and returns it; `nil` after
     /// saying why not. Everything SwiftPM writes (the copy's Package.resolved too) stays in
@@ -137,7 +146,7 @@ enum ToolRun {
             // a copy's new file dates would make the next build start over.
             let stamp = { (folder: URL) in ["Package.swift", ".git/HEAD"].map {
                 FileManager.default.contents(atPath: folder.appendingPathComponent($0).path)
-            } }
+            } + [commit(of: folder)] }
             if stamp(source) != stamp(checkout) {
                 try? FileManager.default.removeItem(at: source)
                 try FileManager.default.copyItem(at: checkout, to: source)
@@ -162,6 +171,10 @@ enum ToolRun {
         process.standardInput = FileHandle.nullDevice
         // pkg-config (Homebrew's pkgconf) finds libvips for SwiftPM: Homebrew's folders first.
         var environment = ProcessInfo.processInfo.environment
+        // The SDKs of the Xcode whose swift this is, not of whichever one xcode-select names.
+        if let swift, let range = swift.path.range(of: "/Contents/Developer/") {
+            environment["DEVELOPER_DIR"] = String(swift.path[..<range.upperBound].dropLast())
+        }
         environment["PATH"] = (["/opt/homebrew/bin", "/usr/local/bin"] + [environment["PATH"] ?? "/usr/bin:/bin"])
             .joined(separator: ":")
         process.environment = environment
@@ -176,7 +189,7 @@ enum ToolRun {
         guard process.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: tool.path) else {
             Diagnostics.error("""
                 building \(toolName) failed (its errors are above); install it instead: `brew install vips pkgconf \
-                jpeg-turbo webp`, then `swift build -c release --product \(toolName)` in a WarmCache checkout \
+                jpeg-turbo webp libavif`, then `swift build -c release --product \(toolName)` in a WarmCache checkout \
                 and copy .build/release/\(toolName) to /opt/homebrew/bin or /usr/local/bin
                 """)
             return nil

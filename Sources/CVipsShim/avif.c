@@ -22,6 +22,13 @@
 #include <vips/vips.h>
 #include "warmcache_vips.h"
 
+/* libavif 1.0 made these setters return an avifResult (void in Debian's 0.11): one spelling. */
+#if AVIF_VERSION_MAJOR >= 1
+#define WC_AVIF_CHECKED(call) (call)
+#else
+#define WC_AVIF_CHECKED(call) ((call), AVIF_RESULT_OK)
+#endif
+
 void
 wc_avif_encoder_name(char *buffer, size_t capacity)
 {
@@ -66,7 +73,7 @@ set_codec_options(avifEncoder *encoder, const char *list)
             break;
         }
         *equals = '\0';
-        avifEncoderSetCodecSpecificOption(encoder, item, equals + 1);
+        result = WC_AVIF_CHECKED(avifEncoderSetCodecSpecificOption(encoder, item, equals + 1));
     }
     g_free(copy);
     return result;
@@ -99,7 +106,7 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
         /* A kept profile describes pixels left in the source's space: it is the colour box. */
         if (!o->strip && vips_image_get_typeof(in, VIPS_META_ICC_NAME) &&
             !vips_image_get_blob(in, VIPS_META_ICC_NAME, &icc, &icc_length))
-            avifImageSetProfileICC(image, icc, icc_length);
+            result = WC_AVIF_CHECKED(avifImageSetProfileICC(image, icc, icc_length));
 
         avifRGBImage rgb;
         avifRGBImageSetDefaults(&rgb, image);
@@ -108,8 +115,8 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
         rgb.pixels = pixels;
         rgb.rowBytes = (uint32_t) width * (uint32_t) bands;
         rgb.ignoreAlpha = bands == 3;
-        step = "converting to YUV";
-        result = avifImageRGBToYUV(image, &rgb);
+        step = result == AVIF_RESULT_OK ? "converting to YUV" : "attaching the ICC profile";
+        if (result == AVIF_RESULT_OK) result = avifImageRGBToYUV(image, &rgb);
     }
     if (result == AVIF_RESULT_OK) {
         int quantizer = o->lossless ? 0 : wc_avif_quantizer(o->quality);
@@ -124,11 +131,15 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
             snprintf(level, sizeof level, "%d", quantizer);
             encoder->minQuantizer = encoder->minQuantizerAlpha = AVIF_QUANTIZER_BEST_QUALITY;
             encoder->maxQuantizer = encoder->maxQuantizerAlpha = AVIF_QUANTIZER_WORST_QUALITY;
-            avifEncoderSetCodecSpecificOption(encoder, "end-usage", "q");
-            avifEncoderSetCodecSpecificOption(encoder, "cq-level", level);
+            /* tune=ssim, libaom's default here; libavif 1.4 with a newer libaom would pick "iq". */
+            result = WC_AVIF_CHECKED(avifEncoderSetCodecSpecificOption(encoder, "end-usage", "q"));
+            if (result == AVIF_RESULT_OK)
+                result = WC_AVIF_CHECKED(avifEncoderSetCodecSpecificOption(encoder, "cq-level", level));
+            if (result == AVIF_RESULT_OK)
+                result = WC_AVIF_CHECKED(avifEncoderSetCodecSpecificOption(encoder, "tune", "ssim"));
         }
         step = "setting the codec options";
-        result = set_codec_options(encoder, tuning ? tuning->codec_options : NULL);
+        if (result == AVIF_RESULT_OK) result = set_codec_options(encoder, tuning ? tuning->codec_options : NULL);
     }
     if (result == AVIF_RESULT_OK) {
         avifAddImageFlags flags = tuning && !tuning->single_image ? AVIF_ADD_IMAGE_FLAG_NONE : AVIF_ADD_IMAGE_FLAG_SINGLE;
