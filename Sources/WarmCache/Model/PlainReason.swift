@@ -27,10 +27,10 @@ package enum PlainReason {
             return "an unexpected error"
         }
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
+            return String(cString: strerror(Int32(truncatingIfNeeded: underlying.code)))
         }
         if nsError.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(nsError.code)))
+            return String(cString: strerror(Int32(truncatingIfNeeded: nsError.code)))
         }
         if nsError.domain == NSCocoaErrorDomain {
             switch CocoaError.Code(rawValue: nsError.code) {
