@@ -35,10 +35,14 @@ import WarmCacheTestSupport
             server.resetStatistics()
             let running = try CLI.start(arguments, in: scratch.url)
             let fast = (2..<6).map { "/s/\($0)" }
-            let arrived = await eventually(within: 120) { fast.allSatisfy { server.fullResponseCount(for: $0) == 1 } }
+            // Sent in full is not yet kept: wait until the six originals are renamed into the
+            // originals cache (however long a loaded machine takes), not for a fixed time.
+            let originals = scratch.path("cache/originals")
+            let arrived = await eventually(within: 120) {
+                fast.allSatisfy { server.fullResponseCount(for: $0) == 1 }
+                    && snapshot(of: originals).keys.filter { $0.hasSuffix(".orig") }.count == 6
+            }
             try #require(arrived, "the first originals never arrived")
-            // The originals arrived a second ago; the others are still on their way.
-            try await Task.sleep(nanoseconds: 1_000_000_000)
             try #require(running.process.isRunning, "the run ended before it was interrupted")
             running.kill(SIGINT)
             let interrupted = try await running.wait()
@@ -102,9 +106,15 @@ import WarmCacheTestSupport
             }
             server.resetStatistics()
             let running = try CLI.start(pull, in: scratch.url)
-            let arrived = await eventually(within: 120) { early.allSatisfy { server.fullResponseCount(for: $0) == 1 } }
+            // Sent in full is not yet kept: wait until the eight blobs are verified and moved
+            // into the updater's folder (however long a loaded machine takes).
+            let verified = local.appendingPathComponent(".update/verified")
+            let names = Set(early.map { URL(fileURLWithPath: $0).lastPathComponent })
+            let arrived = await eventually(within: 120) {
+                let kept = Set(snapshot(of: verified).keys.map { URL(fileURLWithPath: $0).lastPathComponent })
+                return early.allSatisfy { server.fullResponseCount(for: $0) == 1 } && names.isSubset(of: kept)
+            }
             try #require(arrived, "the first blobs never arrived")
-            try await Task.sleep(nanoseconds: 1_000_000_000)
             try #require(running.process.isRunning, "the pull ended before it was interrupted")
             running.kill(SIGINT)
             let interrupted = try await running.wait()
