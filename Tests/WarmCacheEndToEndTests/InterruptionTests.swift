@@ -72,15 +72,7 @@ import WarmCacheTestSupport
         try await withWorld(routes: SourceImages.routes(images, under: "p")) { scratch, server in
             let urls = (0..<12).map { server.url("/p/\($0)") }
             let published = scratch.path("pub/Images.warmcache")
-            // Publishes the manifest's bundle, served as static files.
-            func publish(quality: Int) async throws {
-                let defaults = "defaults:\n  quality: { jpeg: \(quality), webp: \(quality) }"
-                try scratch.write(Manifests.yaml(output: "pub/Images.warmcache", urls: urls, defaults: defaults),
-                                  to: "manifest.yml")
-                let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "-q"], in: scratch.url)
-                try #require(warm.status == 0, "\(warm)")
-            }
-            try await publish(quality: 60)
+            try await scratch.publishRelease(of: urls, quality: 60)
             server.setRoute("/pub/Images.warmcache/", .directory(published))
             let base = server.url("/pub/Images.warmcache/").absoluteString
             let local = scratch.path("local/Images.warmcache")
@@ -93,7 +85,7 @@ import WarmCacheTestSupport
             // hash) the server holds every blob back: the pull is mid-way.
             let index = published.appendingPathComponent("index.sqlite").path
             let old = try ObjectStore.referencedFileNames(ofIndexAt: index)
-            try await publish(quality: 70)
+            try await scratch.publishRelease(of: urls, quality: 70)
             // The blobs the new release adds (lossless ones stay the same whatever the quality).
             let added = try ObjectStore.referencedFileNames(ofIndexAt: index).subtracting(old)
             try #require(added.count > 12, "\(added.count) new blobs")

@@ -168,7 +168,7 @@ import WarmCacheTestSupport
         try await withWorld(routes: SourceImages.routes(images, under: "p")) { scratch, server in
             let urls = (0..<12).map { server.url("/p/\($0)") }
             let published = scratch.path("pub/Images.warmcache")
-            try await publish(scratch, urls: urls, quality: 60)
+            try await scratch.publishRelease(of: urls, quality: 60)
             server.setRoute("/pub/Images.warmcache/", .directory(published))
             let local = scratch.path("local/Images.warmcache")
             let pull = ["pull", server.url("/pub/Images.warmcache/").absoluteString, local.path, "--insecure-unsigned",
@@ -179,7 +179,7 @@ import WarmCacheTestSupport
                 let first = try await CLI.run(pull, in: scratch.url)
                 try #require(first.status == 0, "\(first)")
                 old = try ObjectStore.referencedFileNames(ofIndexAt: index)
-                try await publish(scratch, urls: urls, quality: 70)
+                try await scratch.publishRelease(of: urls, quality: 70)
             }
             let before = snapshot(of: local)
             let added = try ObjectStore.referencedFileNames(ofIndexAt: index).subtracting(old).sorted()
@@ -198,13 +198,5 @@ import WarmCacheTestSupport
             }
             gate.open()
         }
-    }
-
-    /// Warms the manifest of `urls` at `quality` into `pub/Images.warmcache`, the release served.
-    private func publish(_ scratch: Scratch, urls: [URL], quality: Int) async throws {
-        let defaults = "defaults:\n  quality: { jpeg: \(quality), webp: \(quality) }"
-        try scratch.write(Manifests.yaml(output: "pub/Images.warmcache", urls: urls, defaults: defaults), to: "manifest.yml")
-        let warm = try await CLI.run(Self.arguments, in: scratch.url)
-        try #require(warm.status == 0, "\(warm)")
     }
 }
