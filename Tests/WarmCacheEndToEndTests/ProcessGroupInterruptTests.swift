@@ -123,9 +123,10 @@ import WarmCacheTestSupport
         }
     }
 
-    /// `merge` of three shards of 60 sources over the bundle of the first shard alone. Once the
-    /// merge's staging folder appears its group is stopped (SIGSTOP), so that the SIGINT lands
-    /// mid-merge however fast or loaded the machine is, then continued.
+    /// `merge` of three shards of 60 sources over the bundle of the first shard alone. The merge's
+    /// group is stopped (SIGSTOP) from its start and let run a millisecond at a time until its
+    /// staging folder appears, so that the SIGINT lands mid-merge however fast or loaded the
+    /// machine is; then it is continued.
     @Test func sigintToTheGroupMidMergeLeavesTheBundleAsItWas() async throws {
         let images = try SourceImages.distinct(60)
         try await withWorld(routes: SourceImages.routes(images, under: "s")) { scratch, server in
@@ -144,13 +145,14 @@ import WarmCacheTestSupport
             let before = snapshot(of: bundle)
             let running = try CLI.start(["merge", "-o", "Out/Images.warmcache", "-q"] + parts, in: scratch.url)
             let group = getpgid(running.pid)
+            kill(-group, SIGSTOP)
+            defer { kill(-group, SIGCONT) }
             let staging = bundle.appendingPathComponent(".tmp").path
             try await interrupt(running, bundle: bundle, before: before, when: {
-                guard running.process.isRunning else { return true }
-                guard FileManager.default.fileExists(atPath: staging) else { return false }
-                kill(-group, SIGSTOP)
-                if FileManager.default.fileExists(atPath: staging) { return true }
+                guard running.process.isRunning, !FileManager.default.fileExists(atPath: staging) else { return true }
                 kill(-group, SIGCONT)
+                usleep(1_000)
+                kill(-group, SIGSTOP)
                 return false
             }, with: { _, group in
                 kill(-group, SIGINT)
