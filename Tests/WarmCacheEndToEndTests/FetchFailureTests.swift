@@ -20,7 +20,8 @@ import WarmCacheTestSupport
             "/flaky.jpg": .failing(times: 1, status: 500, then: image(2)),
             "/busy.png": .sequence([.tooManyRequests(retryAfter: "1"), image(3)]),
             "/broken.jpg": .status(500, body: "internal error"),
-            "/slow.jpg": .delayed(seconds: 120, image(4)),
+            // The head at once (the host answers), then 100 bytes a second: far past any time limit.
+            "/slow.jpg": .trickled(chunkSize: 100, interval: 1, image(4)),
             "/cut.png": .truncated(afterBytes: 100, image(5)),
             "/page.jpg": .html(),
             // "/missing.jpg" has no route: 404
@@ -28,20 +29,12 @@ import WarmCacheTestSupport
         try await withWorld(routes: routes) { scratch, server in
             let good = ["/ok/0.jpg", "/ok/1.png", "/flaky.jpg", "/busy.png"]
             let goodSizes = [images[0], images[1], images[2], images[3]].map(\.pixelSize)
-            let bad = ["/missing.jpg", "/broken.jpg", "/slow.jpg", "/cut.png", "/page.jpg"]
-            // The timeout is long enough for a busy machine to answer every fast route in time (at 8 s,
-            // the HTML page's response was once held past it while the whole suite ran on 2 cores, and
-            // its retry broke the one-request check), short enough that the slow one's two attempts
-            // cost little.
-            let fetch = """
-                fetch:
-                  timeout: 15s
-                  connect_timeout: 15s
-                  retries: 1
-                  retry_delay: 10ms
-                """
+            let bad = ["/missing.jpg", "/broken.jpg", "/cut.png", "/page.jpg"]
+            // No time limit that a busy machine could reach: every route here answers at once,
+            // and a limit short enough for the slow route once held a fast one past it (its retry
+            // broke the request counts). The slow route times out in a run of its own below.
             let urls = (good + bad).map { server.url($0) }
-            let manifest = try scratch.write(Manifests.yaml(urls: urls, fetch: fetch), to: "manifest.yml")
+            let manifest = try scratch.write(Manifests.yaml(urls: urls), to: "manifest.yml")
 
             let report = try await Warm.run(manifest, options: Warm.options(cache: scratch.path("cache"))).published()
 
@@ -50,6 +43,14 @@ import WarmCacheTestSupport
             #expect(report.totals.sourcesOK == good.count)
             #expect(report.totals.sourcesFailed == bad.count)
             #expect(Set(report.failures.map(\.identifier)) == Set(bad.map { server.url($0).absoluteString }))
+
+            // The timeout, alone: whatever else the machine does, only this route can reach it.
+            let slowFetch = "fetch:\n  timeout: 2s\n  connect_timeout: 30s\n  retries: 1\n  retry_delay: 10ms"
+            let slowManifest = try scratch.write(Manifests.yaml(output: "Slow/Images.warmcache",
+                                                                urls: [server.url("/slow.jpg")], fetch: slowFetch),
+                                                 to: "slow.yml")
+            let slowRun = try await Warm.run(slowManifest, options: Warm.options(cache: scratch.path("cache")))
+            let slowReport = try #require(slowRun.failure?.report, "the slow route did not fail the run")
 
             // Every failure names its URL, says what happened, and where the manifest lists it.
             let reasons: [String: String] = [
@@ -61,7 +62,7 @@ import WarmCacheTestSupport
                 "/cut.png": .connection, "/page.jpg": .notAnImage,
             ]
             let statuses: [String: Int] = ["/missing.jpg": 404, "/broken.jpg": 500]
-            for path in bad {
+            for (path, report, manifest) in bad.map({ ($0, report, manifest) }) + [("/slow.jpg", slowReport, slowManifest)] {
                 let url = server.url(path)
                 let source = try #require(report.source(url), "\(path) missing from the report")
                 #expect(source.status == .failed)

@@ -35,10 +35,14 @@ import WarmCacheTestSupport
             server.resetStatistics()
             let running = try CLI.start(arguments, in: scratch.url)
             let fast = (2..<6).map { "/s/\($0)" }
-            let arrived = await eventually(within: 120) { fast.allSatisfy { server.fullResponseCount(for: $0) == 1 } }
+            // Sent in full is not yet kept: wait until the six originals are renamed into the
+            // originals cache (however long a loaded machine takes), not for a fixed time.
+            let originals = scratch.path("cache/originals")
+            let arrived = await eventually(within: 120) {
+                fast.allSatisfy { server.fullResponseCount(for: $0) == 1 }
+                    && snapshot(of: originals).keys.filter { $0.hasSuffix(".orig") }.count == 6
+            }
             try #require(arrived, "the first originals never arrived")
-            // The originals arrived a second ago; the others are still on their way.
-            try await Task.sleep(nanoseconds: 1_000_000_000)
             try #require(running.process.isRunning, "the run ended before it was interrupted")
             running.kill(SIGINT)
             let interrupted = try await running.wait()
@@ -68,15 +72,7 @@ import WarmCacheTestSupport
         try await withWorld(routes: SourceImages.routes(images, under: "p")) { scratch, server in
             let urls = (0..<12).map { server.url("/p/\($0)") }
             let published = scratch.path("pub/Images.warmcache")
-            // Publishes the manifest's bundle, served as static files.
-            func publish(quality: Int) async throws {
-                let defaults = "defaults:\n  quality: { jpeg: \(quality), webp: \(quality) }"
-                try scratch.write(Manifests.yaml(output: "pub/Images.warmcache", urls: urls, defaults: defaults),
-                                  to: "manifest.yml")
-                let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "-q"], in: scratch.url)
-                try #require(warm.status == 0, "\(warm)")
-            }
-            try await publish(quality: 60)
+            try await scratch.publishRelease(of: urls, quality: 60)
             server.setRoute("/pub/Images.warmcache/", .directory(published))
             let base = server.url("/pub/Images.warmcache/").absoluteString
             let local = scratch.path("local/Images.warmcache")
@@ -89,7 +85,7 @@ import WarmCacheTestSupport
             // hash) the server holds every blob back: the pull is mid-way.
             let index = published.appendingPathComponent("index.sqlite").path
             let old = try ObjectStore.referencedFileNames(ofIndexAt: index)
-            try await publish(quality: 70)
+            try await scratch.publishRelease(of: urls, quality: 70)
             // The blobs the new release adds (lossless ones stay the same whatever the quality).
             let added = try ObjectStore.referencedFileNames(ofIndexAt: index).subtracting(old)
             try #require(added.count > 12, "\(added.count) new blobs")
@@ -102,9 +98,15 @@ import WarmCacheTestSupport
             }
             server.resetStatistics()
             let running = try CLI.start(pull, in: scratch.url)
-            let arrived = await eventually(within: 120) { early.allSatisfy { server.fullResponseCount(for: $0) == 1 } }
+            // Sent in full is not yet kept: wait until the eight blobs are verified and moved
+            // into the updater's folder (however long a loaded machine takes).
+            let verified = local.appendingPathComponent(".update/verified")
+            let names = Set(early.map { URL(fileURLWithPath: $0).lastPathComponent })
+            let arrived = await eventually(within: 120) {
+                let kept = Set(snapshot(of: verified).keys.map { URL(fileURLWithPath: $0).lastPathComponent })
+                return early.allSatisfy { server.fullResponseCount(for: $0) == 1 } && names.isSubset(of: kept)
+            }
             try #require(arrived, "the first blobs never arrived")
-            try await Task.sleep(nanoseconds: 1_000_000_000)
             try #require(running.process.isRunning, "the pull ended before it was interrupted")
             running.kill(SIGINT)
             let interrupted = try await running.wait()

@@ -48,11 +48,16 @@ public struct FetchedOriginal: Sendable {
     public var attempts: Int
     /// Wall-clock seconds from the first attempt to the verified file, backoff included.
     public var duration: TimeInterval
+    /// Every body byte received for it: this body's, and those of the attempts that failed
+    /// part-way before it (what progress showed, and what the report counts).
+    public var bytesReceived: Int
 
     public init(
         finalURL: URL, byteCount: Int, sha256: String, validators: CacheValidators,
-        contentType: String?, sniffedFormat: SniffedFormat, attempts: Int, duration: TimeInterval
+        contentType: String?, sniffedFormat: SniffedFormat, attempts: Int, duration: TimeInterval,
+        bytesReceived: Int? = nil
     ) {
+        self.bytesReceived = bytesReceived ?? byteCount
         self.finalURL = finalURL
         self.byteCount = byteCount
         self.sha256 = sha256

@@ -116,7 +116,7 @@ public final class ImageFetcher: Sendable {
                 try await BlockingWork.run { try staged.install(at: destination) }
             } catch {
                 throw FetchError(url: url, kind: .fileSystem(PlainReason.of(error)), attempts: original.attempts,
-                                 bytesReceived: original.byteCount)
+                                 bytesReceived: original.bytesReceived)
             }
             return .downloaded(original)
         }
@@ -179,7 +179,8 @@ public final class ImageFetcher: Sendable {
                         finalURL: response.finalURL, byteCount: staged.byteCount, sha256: staged.sha256,
                         validators: response.validators, contentType: response.contentType,
                         sniffedFormat: staged.sniffedFormat, attempts: attempt,
-                        duration: ProcessInfo.processInfo.systemUptime - started)
+                        duration: ProcessInfo.processInfo.systemUptime - started,
+                        bytesReceived: bytesOfFailedAttempts + staged.byteCount)
                     logger.debug(
                         "Downloaded",
                         metadata: ["bytes": "\(staged.byteCount)", "format": "\(staged.sniffedFormat.rawValue)"])

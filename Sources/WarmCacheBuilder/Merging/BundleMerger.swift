@@ -75,7 +75,13 @@ public struct BundleMerger: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
         let writer = BundleWriter(bundleURL: output, generator: loaded[0].generator)
-        writer.setBeforePublishing(beforePublishing)
+        // A signal that arrives while the merged index is built still cancels: the last check
+        // runs just before the index is published.
+        let cancelled = isCancelled, output = output, signing = beforePublishing
+        writer.setBeforePublishing { @Sendable index in
+            if cancelled() { throw Self.interrupted(output) }
+            try signing?(index)
+        }
         do {
             try writer.prepare()
         } catch {
@@ -159,7 +165,11 @@ public struct BundleMerger: Sendable {
 
     private func stopIfCancelled() throws(BundleMergeError) {
         guard isCancelled() else { return }
-        throw BundleMergeError(.interrupted, "interrupted: nothing was written; \(output.path) is unchanged")
+        throw Self.interrupted(output)
+    }
+
+    private static func interrupted(_ output: URL) -> BundleMergeError {
+        BundleMergeError(.interrupted, "interrupted: nothing was written; \(output.path) is unchanged")
     }
 
     // MARK: Checks

@@ -183,7 +183,7 @@ struct OriginalAcquirer: Sendable {
                                        byteCount: original.byteCount, etag: original.validators.etag,
                                        lastModified: original.validators.lastModified, checkedAt: Date())
             return Acquired(fileURL: destination, sha256: original.sha256, status: .fetched,
-                            bytesDownloaded: original.byteCount, pendingRecord: .downloaded(fresh, entry))
+                            bytesDownloaded: original.bytesReceived, pendingRecord: .downloaded(fresh, entry))
         }
     }
 }

@@ -222,7 +222,12 @@ public final class BundleUpdater: Sendable {
         let fileManager = FileManager.default
         let hasVerified = !((try? fileManager.contentsOfDirectory(atPath: verifiedURL.path)) ?? []).isEmpty
         if keepingVerified, hasVerified {
-            try? fileManager.removeItem(at: incomingURL)
+            // Only `.update/verified/` stays: the lock file goes too (while held, as when the
+            // whole folder goes), and anything else the update created.
+            let work = (try? fileManager.contentsOfDirectory(atPath: workURL.path)) ?? []
+            for name in work where name != verifiedURL.lastPathComponent {
+                try? fileManager.removeItem(at: workURL.appendingPathComponent(name))
+            }
             try? fileManager.removeItem(at: directory.appendingPathComponent(BundleFormat.objectsDirectoryName))
             return
         }

@@ -58,3 +58,20 @@ func eventually(within seconds: Double = 30, _ condition: () -> Bool) async -> B
     }
     return condition()
 }
+
+extension Scratch {
+    /// Warms the manifest of `urls` at `quality` into `pub/Images.warmcache` (the release a
+    /// test serves as static files), with the originals cached in `cache`.
+    func publishRelease(of urls: [URL], quality: Int) async throws {
+        let defaults = "defaults:\n  quality: { jpeg: \(quality), webp: \(quality) }"
+        try write(Manifests.yaml(output: "pub/Images.warmcache", urls: urls, defaults: defaults), to: "manifest.yml")
+        let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "-q"], in: url)
+        guard warm.status == 0 else { throw PublishingFailed(result: warm) }
+    }
+}
+
+/// The warm that publishes a test's release failed.
+struct PublishingFailed: Error, CustomStringConvertible {
+    var result: CLI.Result
+    var description: String { "publishing the release failed: \(result)" }
+}
