@@ -4,8 +4,8 @@ import Foundation
 ///
 /// ```swift
 /// let bundle = try CacheBundle(contentsOf: Bundle.main.url(forResource: "Images", withExtension: "warmcache")!)
-/// if let hit = try bundle.bestImage(for: url, size: PointSize(width: 100, height: 100), scale: 3,
-///                                   accepting: [.avif, .webp, .jpeg]) {
+/// // In a format this device decodes (``ImageFormat/decodedHere``) unless `accepting:` says otherwise:
+/// if let hit = try bundle.bestImage(for: url, size: PointSize(width: 100, height: 100), scale: 3) {
 ///     imageView.image = UIImage(contentsOfFile: hit.fileURL.path)
 /// }
 /// ```
