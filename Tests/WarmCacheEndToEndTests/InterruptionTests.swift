@@ -70,11 +70,8 @@ import WarmCacheTestSupport
     @Test func anInterruptedPullFetchesNoBlobTwiceAndKeepsTheBundle() async throws {
         let images = try SourceImages.distinct(12)
         try await withWorld(routes: SourceImages.routes(images, under: "p")) { scratch, server in
-            let urls = (0..<12).map { server.url("/p/\($0)") }
-            let published = scratch.path("pub/Images.warmcache")
-            try await scratch.publishRelease(of: urls, quality: 60)
-            server.setRoute("/pub/Images.warmcache/", .directory(published))
-            let base = server.url("/pub/Images.warmcache/").absoluteString
+            let (urls, published, release) = try await scratch.serveRelease(of: 12, on: server)
+            let base = release.absoluteString
             let local = scratch.path("local/Images.warmcache")
             let pull = ["pull", base, local.path, "--insecure-unsigned", "--concurrency", "2"]
             let installed = try await CLI.run(pull, in: scratch.url)

@@ -168,12 +168,9 @@ import WarmCacheTestSupport
     @Test(arguments: [false, true]) func sigintToTheGroupMidPullLeavesTheFolderAsItWas(installed: Bool) async throws {
         let images = try SourceImages.distinct(12)
         try await withWorld(routes: SourceImages.routes(images, under: "p")) { scratch, server in
-            let urls = (0..<12).map { server.url("/p/\($0)") }
-            let published = scratch.path("pub/Images.warmcache")
-            try await scratch.publishRelease(of: urls, quality: 60)
-            server.setRoute("/pub/Images.warmcache/", .directory(published))
+            let (urls, published, base) = try await scratch.serveRelease(of: 12, on: server)
             let local = scratch.path("local/Images.warmcache")
-            let pull = ["pull", server.url("/pub/Images.warmcache/").absoluteString, local.path, "--insecure-unsigned",
+            let pull = ["pull", base.absoluteString, local.path, "--insecure-unsigned",
                         "--concurrency", "2", "-q"]
             let index = published.appendingPathComponent("index.sqlite").path
             var old: Set<String> = []

@@ -70,6 +70,19 @@ extension Scratch {
     }
 }
 
+extension Scratch {
+    /// A first release of the `count` images `server` serves under `/p/`, published with
+    /// ``publishRelease(of:quality:)`` and served back as static files at `/pub/Images.warmcache/`.
+    func serveRelease(of count: Int, on server: FixtureServer, quality: Int = 60) async throws
+        -> (urls: [URL], folder: URL, url: URL) {
+        let urls = (0..<count).map { server.url("/p/\($0)") }
+        let folder = path("pub/Images.warmcache")
+        try await publishRelease(of: urls, quality: quality)
+        server.setRoute("/pub/Images.warmcache/", .directory(folder))
+        return (urls, folder, server.url("/pub/Images.warmcache/"))
+    }
+}
+
 /// The warm that publishes a test's release failed.
 struct PublishingFailed: Error, CustomStringConvertible {
     var result: CLI.Result
