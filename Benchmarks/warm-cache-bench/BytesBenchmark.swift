@@ -184,9 +184,16 @@ struct BytesBenchmark: AsyncParsableCommand {
                 Setup(name: "auto-avif-420") { [auto(.avif, sub)($0)] },
                 Setup(name: "auto-avif-444") { [auto(.avif, full)($0)] },
                 Setup(name: "auto-avif-e4") { [auto(.avif, EncodingOptions(effort: 4))($0)] },
-                Setup(name: "smallest-ios16") { width in
-                    [VariantRequest(width: width, height: nil, format: ios16.smallest, qualityTarget: target)]
-                },
+            ] + SearchSpeed.allCases.map { speed in
+                // `smallest-ios16` is the default speed; the others name theirs.
+                let name = speed == .default ? "smallest-ios16" : "smallest-ios16-\(speed.rawValue)"
+                return Setup(name: name) { width in
+                    [VariantRequest(width: width, height: nil, format: ios16.smallest, qualityTarget: target,
+                                    options: EncodingOptions(speed: speed))]
+                }
+            } + [
+                Setup(name: "auto-avif-fast") { [auto(.avif, EncodingOptions(speed: .fast))($0)] },
+                Setup(name: "auto-avif-smallest") { [auto(.avif, EncodingOptions(speed: .smallest))($0)] },
             ]
         }
     }

@@ -9,9 +9,9 @@
  *   means the same quantizer it meant when AVIF went through libheif: q = ((100 - quality) * 63
  *   + 50) / 100, in libaom's constant-quality mode (end-usage q, cq-level q, quantizer range
  *   0–63). Alpha gets the same quantizer. Lossless is quantizer 0 with 4:4:4.
- * - speed (libaom's cpu-used) comes from the effort as it did through libheif: 9 - effort; and
- *   libaom's rectangular partitions are off (enable-rect-partitions=0), which at speed 5 costs
- *   about 2 % more bytes at the same SSIMULACRA2 for 0.40-0.48x the CPU.
+ * - speed (libaom's cpu-used) comes from the effort as it did through libheif: 9 - effort; libaom's
+ *   own options (such as enable-rect-partitions=0) come from the caller, per search speed
+ *   (SearchSpeed+Search.swift).
  * - one still image (AVIF_ADD_IMAGE_FLAG_SINGLE): libavif 0.11 then uses libaom's all-intra mode.
  * - chroma: 4:4:4 when subsampling is off (or left to the encoder at quality 90 and over), else
  *   4:2:0, as for libheif; 8 bits; one thread (the warm runs several imaging processes).
@@ -161,13 +161,4 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
     *data = output.data;
     *length = output.size;
     return 0;
-}
-
-int
-wc_save_avif(WCImage *in, const WCSaveOptions *o, void **data, size_t *length)
-{
-    /* Without rectangular partitions, libaom's speed 5 takes 0.40-0.48x the CPU for about 2 % more
-     * bytes at the same SSIMULACRA2 (docs/performance.md, "AVIF encoders"). */
-    WCAvifTuning tuning = { .speed = -1, .single_image = 1, .codec_options = "enable-rect-partitions=0" };
-    return wc_save_avif_tuned(in, o, &tuning, data, length);
 }

@@ -171,21 +171,21 @@ int wc_save_png(WCImage *in, const WCSaveOptions *options, void **data, size_t *
 int wc_save_webp(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
 /** HEIF container: av1 = 1 writes AVIF (AV1, 8-bit), av1 = 0 writes HEIC (HEVC, 8-bit). */
 int wc_save_heif(WCImage *in, const WCSaveOptions *options, int av1, void **data, size_t *length);
-/** AVIF (AV1, 8-bit) through libavif and libaom (avif.c): libaom's all-intra mode at speed
- * 9 - effort, rectangular partitions off. */
-int wc_save_avif(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
 /** "libavif 0.11.1 (aom [enc/dec]:v3.6.0, ...)": what writes AVIF, for cache keys. */
 void wc_avif_encoder_name(char *buffer, size_t capacity);
 /** libaom's speed (cpu-used) for an AVIF effort 0–9: 9 - effort, as libheif maps it (effort 4 is speed 5). */
 int wc_avif_speed(int effort);
 /** libaom's quantizer 0–63 for a quality 1–100 (libheif's mapping): ((100 - quality) * 63 + 50) / 100. */
 int wc_avif_quantizer(int quality);
-/** Encoder settings beyond WCSaveOptions, for benchmarks that compare AVIF encoder setups. */
+/** AVIF encoder settings beyond WCSaveOptions: the search speed's libaom options (and, for
+ * benchmarks comparing encoder setups, a speed and a mode). */
 typedef struct {
     int speed;                 /* libaom cpu-used 0–9; -1: from the effort */
     int single_image;          /* 1: one still image (libaom's all-intra mode); 0: a one-frame sequence */
     const char *codec_options; /* "key=value,..." in libaom's names (tune=ssim, sharpness=2, ...), or NULL */
 } WCAvifTuning;
+/** AVIF (AV1, 8-bit) through libavif and libaom (avif.c): libaom's all-intra mode, at speed
+ * 9 - effort unless the tuning sets one. */
 int wc_save_avif_tuned(WCImage *in, const WCSaveOptions *options, const WCAvifTuning *tuning, void **data,
                        size_t *length);
 int wc_save_jxl(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);

@@ -15,24 +15,28 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
     public var palette: Bool?
     /// Keep the source's ICC profile instead of converting to plain sRGB without a profile.
     public var keepICCProfile: Bool?
+    /// How much CPU a quality target may spend for fewer bytes (variants with a quality target
+    /// only; ``SearchSpeed/balanced`` when not set).
+    public var speed: SearchSpeed?
 
     /// Options with only the given settings set; every `nil` leaves the encoder's default and stays
     /// out of the variant's key.
     public init(lossless: Bool? = nil, progressive: Bool? = nil, chromaSubsampling: Bool? = nil,
-                effort: Int? = nil, palette: Bool? = nil, keepICCProfile: Bool? = nil) {
+                effort: Int? = nil, palette: Bool? = nil, keepICCProfile: Bool? = nil, speed: SearchSpeed? = nil) {
         self.lossless = lossless
         self.progressive = progressive
         self.chromaSubsampling = chromaSubsampling
         self.effort = effort
         self.palette = palette
         self.keepICCProfile = keepICCProfile
+        self.speed = speed
     }
 
     /// No setting given: every encoder uses its defaults.
     public static let `default` = EncodingOptions()
 
     /// Canonical tokens, in fixed order: `lossless`/`lossy`, `progressive`/`baseline`,
-    /// `sub`/`nosub`, `e<N>`, `palette`/`truecolor`, `icc`/`noicc`.
+    /// `sub`/`nosub`, `e<N>`, `palette`/`truecolor`, `icc`/`noicc`, `fast`/`balanced`/`smallest`.
     package var tokens: [String] {
         var tokens: [String] = []
         if let lossless { tokens.append(lossless ? "lossless" : "lossy") }
@@ -41,6 +45,7 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
         if let effort { tokens.append("e\(effort)") }
         if let palette { tokens.append(palette ? "palette" : "truecolor") }
         if let keepICCProfile { tokens.append(keepICCProfile ? "icc" : "noicc") }
+        if let speed { tokens.append(speed.rawValue) }
         return tokens
     }
 
@@ -56,6 +61,7 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
             case "sub", "nosub": rank = 2; options.chromaSubsampling = token == "sub"
             case "palette", "truecolor": rank = 4; options.palette = token == "palette"
             case "icc", "noicc": rank = 5; options.keepICCProfile = token == "icc"
+            case "fast", "balanced", "smallest": rank = 6; options.speed = SearchSpeed(rawValue: token)
             default:
                 guard token.hasPrefix("e"), let effort = Int(token.dropFirst()), "e\(effort)" == token, effort >= 0
                 else { return nil }
@@ -67,4 +73,22 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
         }
         self = options
     }
+}
+
+/// How hard a quality target (`quality: auto`, `formats: [smallest]`) works for fewer bytes: the
+/// CPU a warm spends against the bytes it ships. Each level reaches the same quality target;
+/// `docs/performance.md` measures what each costs and saves.
+public enum SearchSpeed: String, CaseIterable, Sendable, Hashable, Codable {
+    /// A quick estimate: one candidate format for each larger variant, chosen at a fixed probe
+    /// size, and the fastest AVIF setting. The most bytes of the three.
+    case fast
+    /// The default: a few times the CPU of a fixed-quality JPEG warm, within a few per cent of
+    /// `smallest`'s bytes. Larger variants try only the formats the probe says can win.
+    case balanced
+    /// Every candidate format searched at every size with AVIF's slowest setting: the fewest
+    /// bytes, at several times `balanced`'s CPU.
+    case smallest
+
+    /// The level a variant with a quality target gets when its manifest names none.
+    public static let `default` = SearchSpeed.balanced
 }

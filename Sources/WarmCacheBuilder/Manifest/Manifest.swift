@@ -75,6 +75,8 @@ struct ManifestVariantSettings {
     var quality: [ImageFormat: Located<QualitySetting>] = [:]
     /// The SSIMULACRA2 score `quality: auto` aims for.
     var qualityTarget: Located<Int>?
+    /// How hard `quality: auto` and `smallest` work for fewer bytes.
+    var speed: Located<SearchSpeed>?
     var scales: Located<[Located<Int>]>?
     var processors: Located<[Located<Processor>]>?
     // Encoder options, each merged on its own.
@@ -101,6 +103,7 @@ struct ManifestVariantSettings {
         result.formats = top.formats ?? formats
         result.quality.merge(top.quality) { _, newer in newer }
         result.qualityTarget = top.qualityTarget ?? qualityTarget
+        result.speed = top.speed ?? speed
         result.scales = top.scales ?? scales
         result.processors = top.processors ?? processors
         result.lossless = top.lossless ?? lossless

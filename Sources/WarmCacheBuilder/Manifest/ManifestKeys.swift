@@ -6,7 +6,7 @@ enum ManifestKeys {
 
     /// Keys describing a variant; allowed in presets and image entries, and (without the box) in defaults.
     static let variant = [
-        "width", "height", "fit", "gravity", "background", "upscale", "formats", "quality", "quality_target", "scales",
+        "width", "height", "fit", "gravity", "background", "upscale", "formats", "quality", "quality_target", "speed", "scales",
         "processors",
         "lossless", "progressive", "chroma_subsampling", "subsample", "effort", "palette", "keep_icc",
     ]

@@ -26,6 +26,7 @@ extension ManifestParser {
         case "quality": settings.quality = parseQuality(node)
         case "quality_target":
             settings.qualityTarget = reader.integer(node, what: what, in: PerceptualQuality.targetRange)
+        case "speed": settings.speed = parseSpeed(node)
         case "scales":
             if let items = reader.list(node, what: what) {
                 guard !items.isEmpty else {
@@ -45,6 +46,17 @@ extension ManifestParser {
         case "keep_icc": settings.keepICCProfile = reader.bool(node, what: what)
         default: break
         }
+    }
+
+    private func parseSpeed(_ node: Node) -> Located<SearchSpeed>? {
+        guard let name = reader.string(node, what: "'speed'") else { return nil }
+        guard let speed = SearchSpeed(rawValue: name.value.lowercased()) else {
+            let names = SearchSpeed.allCases.map(\.rawValue)
+            diagnostics.error("unknown speed '\(name.value)'\(ManifestSuggestions.hint(for: name.value, in: names));"
+                              + " use fast, balanced (the default) or smallest", at: name.location)
+            return nil
+        }
+        return name.map { _ in speed }
     }
 
     private func parseFit(_ node: Node) -> Located<FitMode.Kind>? {

@@ -186,6 +186,7 @@ extension ManifestVariantSettings {
         case .palette: return palette?.location
         case .quality: return quality.values.map(\.location).min()
         case .qualityTarget: return qualityTarget?.location
+        case .speed: return speed?.location
         }
     }
 }

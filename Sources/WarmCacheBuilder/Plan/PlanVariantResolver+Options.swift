@@ -17,6 +17,7 @@ extension PlanVariantResolver {
         if applies(.effort) { options.effort = settings.effort?.value }
         if applies(.palette) { options.palette = settings.palette?.value }
         if applies(.keepICC) { options.keepICCProfile = settings.keepICCProfile?.value }
+        options.speed = settings.speed?.value  // resolving a request keeps it for quality targets only
         return options
     }
 

@@ -8,7 +8,7 @@ import WarmCacheImaging
 struct PlanIssue: Hashable {
     enum Field: Hashable {
         case width, height, fit, gravity, background, formats, scales, processors, effort
-        case lossless, progressive, palette, quality, qualityTarget
+        case lossless, progressive, palette, quality, qualityTarget, speed
     }
 
     var severity: ManifestDiagnostic.Severity
@@ -122,6 +122,11 @@ enum PlanVariantResolver {
                               + "or list the formats instead of smallest", fields: [.quality])]
         }
         let perceptual = concrete.contains { settings.quality[$0]?.value == .perceptual }
+        if settings.speed != nil, !smallest, !perceptual {
+            return [PlanIssue(severity: .warning, message: "'speed' only applies to 'quality: auto' and "
+                              + "'formats: [smallest]', so it is ignored here: set 'quality: auto', or remove 'speed'",
+                              fields: [.speed])]
+        }
         if settings.qualityTarget != nil, !smallest, !perceptual, !fixed.isEmpty {
             return [PlanIssue(severity: .warning, message: "'quality_target' only applies to 'quality: auto' and "
                               + "'formats: [smallest]'; this variant has fixed qualities (\(fixed.joined(separator: ", "))), "

@@ -19,7 +19,11 @@ enum Encoder {
         case .png: wc_save_png(image.pointer, &options, &buffer, &length)
         case .webp: wc_save_webp(image.pointer, &options, &buffer, &length)
         case .avif where avifThroughLibheif: wc_save_heif(image.pointer, &options, 1, &buffer, &length)
-        case .avif: wc_save_avif(image.pointer, &options, &buffer, &length)
+        case .avif:
+            settings.avifCodecOptions.withCString { codecOptions in
+                var tuning = WCAvifTuning(speed: -1, single_image: 1, codec_options: codecOptions)
+                return wc_save_avif_tuned(image.pointer, &options, &tuning, &buffer, &length)
+            }
         case .heic: wc_save_heif(image.pointer, &options, 0, &buffer, &length)
         case .jxl: wc_save_jxl(image.pointer, &options, &buffer, &length)
         case .gif: wc_save_gif(image.pointer, &options, &buffer, &length)

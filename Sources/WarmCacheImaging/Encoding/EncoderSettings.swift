@@ -22,6 +22,19 @@ struct EncoderSettings: Hashable, Sendable {
     var subsampling: Subsampling
     var palette: Bool
     var keepICCProfile: Bool
+    /// How hard a quality target's search works (``SearchSpeed/balanced`` without a target).
+    var speed: SearchSpeed = .default
+    /// Whether a search chooses the chroma per image, at the probe: AVIF with a quality target
+    /// and no chroma set keeps whichever of 4:2:0 and 4:4:4 reaches the target in fewer bytes
+    /// there (photos: 4:2:0; sharp edges in colour: 4:4:4). Until then, and for variants too
+    /// small to follow the probe, 4:4:4.
+    var choosesChromaPerImage = false
+    /// libaom's options for AVIF: the speed's for a quality target, else ``fixedQualityAVIFOptions``.
+    var avifCodecOptions = EncoderSettings.fixedQualityAVIFOptions
+
+    /// AVIF at a fixed quality: without rectangular partitions, libaom's speed 5 takes 0.40–0.48×
+    /// the CPU for about 2 % more bytes (`docs/performance.md`, "AVIF encoders").
+    static let fixedQualityAVIFOptions = "enable-rect-partitions=0"
 
     /// The settings for `spec`, which should be canonical for its format (``EncoderTable/canonical(_:)``):
     /// what it sets, else `defaults`, else the table's defaults; effort within the table's range.
@@ -30,7 +43,10 @@ struct EncoderSettings: Hashable, Sendable {
         let options = spec.options
         let row = EncoderTable.row(format)
         let range = row.effort?.range ?? 0...0
-        let effort = options.effort ?? defaults.effort[format] ?? row.effort?.default ?? 0
+        let speed = spec.qualityTarget != nil ? options.speed ?? .default : .default
+        // A quality target's speed sets the effort the options leave open (AVIF's libaom speed).
+        let levelEffort = spec.qualityTarget != nil ? speed.effort(format) : nil
+        let effort = options.effort ?? levelEffort ?? defaults.effort[format] ?? row.effort?.default ?? 0
         let quality = spec.quality ?? defaults.quality[format] ?? row.quality?.default ?? 100
         let subsampling: Subsampling = switch options.chromaSubsampling {
         case .some(true): .on
@@ -39,7 +55,7 @@ struct EncoderSettings: Hashable, Sendable {
         // small variants reach it at all (docs/imaging.md, "Perceptual quality").
         case .none: spec.qualityTarget != nil ? .off : .auto
         }
-        return EncoderSettings(
+        var settings = EncoderSettings(
             format: format,
             quality: min(100, max(1, quality)),
             effort: min(range.upperBound, max(range.lowerBound, effort)),
@@ -47,7 +63,12 @@ struct EncoderSettings: Hashable, Sendable {
             progressive: options.progressive ?? defaults.progressive,
             subsampling: subsampling,
             palette: options.palette ?? false,
-            keepICCProfile: options.keepICCProfile ?? false)
+            keepICCProfile: options.keepICCProfile ?? false,
+            speed: speed)
+        settings.choosesChromaPerImage = format == .avif && spec.qualityTarget != nil
+            && options.chromaSubsampling == nil && !settings.lossless
+        if spec.qualityTarget != nil { settings.avifCodecOptions = speed.avifCodecOptions }
+        return settings
     }
 
     /// Whether the saver itself leaves every metadata field out (libvips' `strip`, honoured by

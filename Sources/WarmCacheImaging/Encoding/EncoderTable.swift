@@ -117,6 +117,8 @@ public enum EncoderTable {
             spec.qualityTarget = searchesQuality ? min(range.upperBound, max(range.lowerBound, target)) : nil
             spec.quality = nil
         }
+        // The speed only steers a quality target's search; its default names nothing.
+        if spec.qualityTarget == nil || spec.options.speed == .default { spec.options.speed = nil }
         return spec
     }
 

@@ -17,7 +17,8 @@ import WarmCache
 ///    between the closest failing and passing qualities.
 /// 3. Stop when the two are adjacent, or when a passing score lies within
 ///    ``closeEnough`` of the target (a lower quality could save at most a few bytes; after two
-///    encodes, within ``closeEnoughAfterTwo``).
+///    encodes, within ``closeEnoughAfterTwo``). A search that starts from the probe stops as its
+///    ``SearchSpeed`` says: sooner, and after fewer encodes, below `smallest`.
 ///
 /// Every trial is a final encode (with the variant's real settings): the passing one kept is
 /// the variant's file. (Cheaper trial encodes, such as JPEG without Huffman optimisation, would
@@ -68,6 +69,8 @@ struct QualitySearch {
         var slope: Double?
         /// The size of the image that search encoded.
         var size: PixelSize
+        /// The bytes of the file it kept (what candidate formats are compared by).
+        var bytes: Int
     }
 
     /// Searches `image`, starting at `hint`. With `bytesToBeat`, gives up (returns `nil`) as
@@ -81,19 +84,25 @@ struct QualitySearch {
         var encodes = 0
         var previous: (quality: Int, score: Double)?
         var slope = hint?.slope ?? Self.slope(settings.format)
-        // From the probe's result: what would have just reached the target there, and a little
-        // more for a larger image, which scores lower at the same setting.
+        // From the probe's result: what would have just reached the target there, more for a
+        // larger image, which scores lower at the same setting, and the speed's aim above it.
         let start = hint.map {
-            let bias = $0.size.area < image.size.area ? Self.largerSizeBias(settings.format) : 0
-            return Int((Double($0.quality) - $0.margin / slope + bias).rounded(.up))
+            let bias = Self.sizeBias(settings.format, from: $0.size, to: image.size)
+            let aim = settings.speed.firstAim
+            return Int((Double($0.quality) - ($0.margin - aim) / slope + bias).rounded(.up))
         }
             ?? Self.initialGuess(settings.format, target: target, size: image.size)
         var quality = min(range.upperBound, max(range.lowerBound, start))
+        // A search that starts from the probe's prediction stops as its speed says; one without
+        // (a probe, a small variant) searches in full: its start is only a guess.
+        let predicted = hint != nil
+        let maximumTrials = predicted ? settings.speed.maximumTrials : Self.maximumTrials
+        let closeEnough = predicted ? settings.speed.closeEnough : Self.closeEnough
         let webp = WebPTrials.applies(to: settings)
             ? try WebPTrials(scoring, settings: settings) : nil
         let jpeg = JPEGTrials.applies(to: settings, image: image)
         let aim = target + Self.aimAbove
-        while encodes < Self.maximumTrials {
+        while encodes < maximumTrials {
             let trial = if let webp {
                 try webp.encode(quality: quality)
             } else if jpeg {
@@ -108,7 +117,7 @@ struct QualitySearch {
                 // Close enough: a lower quality would save little. After a second encode the
                 // search settles for a little more margin rather than make a third.
                 let margin = score - target
-                if margin < Self.closeEnough || (encodes >= 2 && margin < Self.closeEnoughAfterTwo) { break }
+                if margin < closeEnough || (encodes >= 2 && margin < Self.closeEnoughAfterTwo) { break }
                 if let bytesToBeat, Double(trial.count) * max(0.5, 1 - Self.bytesPerPoint * margin) > Double(bytesToBeat) {
                     return nil
                 }
@@ -179,13 +188,18 @@ struct QualitySearch {
         return Int((quality + small + (target - score) / slope(format)).rounded())
     }
 
-    /// Quality steps a search starts above what an image of the same photo half its size needed
-    /// (measured on photos from 256 to 1024 px).
-    static func largerSizeBias(_ format: ImageFormat) -> Double {
+    /// Quality steps a search starts above what the same photo's probe needed: a larger image of
+    /// a photo shows more of its fine detail, so it needs a higher setting for the same score. Per
+    /// doubling of the side, fitted on photos from 320 to 1170 px against a 256 px probe (KDE's
+    /// wallpapers, `docs/performance.md`, "Search speeds"): AVIF about 4 steps, WebP 1.5, JPEG
+    /// none beyond a step.
+    static func sizeBias(_ format: ImageFormat, from probe: PixelSize, to size: PixelSize) -> Double {
+        let doublings = log2(Double(size.area) / Double(max(1, probe.area))) / 2
         switch format {
-        case .webp, .jpeg: 2
-        case .avif: 3
-        default: 1
+        case .avif: return 4 * doublings
+        case .webp: return 0.5 + 1.3 * doublings
+        case .jpeg: return 1.5
+        default: return doublings > 0 ? 1 : 0
         }
     }
 

@@ -8,9 +8,11 @@ import WarmCache
 /// search of the source's *probe* found with the same settings: the source at one fixed size
 /// (``RenderPlan/probeSize(source:)``), whatever the manifest asks for, so that a variant's file
 /// depends on its own pixels, settings and target only. Smaller variants (thumbnails need much
-/// higher settings) start from the format's guess. For an output with several candidate formats
-/// (`formats: [smallest]`) it searches each in turn, most likely winner first, and stops a
-/// candidate's search as soon as it provably cannot beat the smallest file found so far.
+/// higher settings) start from the format's guess. The probe also chooses a larger AVIF variant's
+/// chroma and, below `speed: smallest`, which of an output's candidate formats it tries
+/// (``SearchSpeed``). For an output with several candidate formats (`formats: [smallest]`) it
+/// searches each in turn, most likely winner first, and stops a candidate's search as soon as it
+/// provably cannot beat the smallest file found so far.
 struct PerceptualEncoder {
     let name: String
     /// The source at the probe size, when the plan has variants large enough to use it.
@@ -36,14 +38,20 @@ struct PerceptualEncoder {
         self.probe = probe
     }
 
-    /// Where the search of `variant` (prepared as `image`) starts: the probe's result for its
-    /// settings and target (searched on first use), or nothing for a small variant.
-    private mutating func hint(for variant: RenderPlan.Variant, image: VipsImage, target: Int)
+    /// Whether a variant of this size follows the probe: its search starts from the probe's, and
+    /// the probe chooses its AVIF chroma and (below `smallest`) which candidates it tries.
+    private func followsProbe(_ image: VipsImage) -> Bool {
+        probe != nil && min(image.size.width, image.size.height) >= RenderPlan.probeMinimumSide
+    }
+
+    /// What a full search of the probe found with `settings` (quality aside) for `variant`'s
+    /// target, searched on first use.
+    private mutating func hint(for variant: RenderPlan.Variant, settings: EncoderSettings, target: Int)
         throws(VipsCallError) -> QualitySearch.Hint? {
-        guard let probe, min(image.size.width, image.size.height) >= RenderPlan.probeMinimumSide else { return nil }
-        var settings = variant.settings
-        settings.quality = 0
-        let key = ProbeKey(settings: settings, target: target, matte: VariantFinisher.matte(for: variant.spec))
+        guard let probe else { return nil }
+        var keySettings = settings
+        keySettings.quality = 0
+        let key = ProbeKey(settings: keySettings, target: target, matte: VariantFinisher.matte(for: variant.spec))
         if let known = hints[key] { return known }
         let prepared: VipsImage
         do {
@@ -53,14 +61,34 @@ struct PerceptualEncoder {
         }
         let scoring = try prepared.scoringPixels(bands: prepared.hasAlpha ? 4 : 3)
         let search = QualitySearch(reference: SSIMULACRA2Reference(scoring), scoring: scoring, target: Double(target),
-                                   settings: variant.settings, hasAlpha: prepared.hasAlpha)
+                                   settings: settings, hasAlpha: prepared.hasAlpha)
         let found = try search.run(prepared, hint: nil)
         let hint = found.map {
             QualitySearch.Hint(quality: $0.quality, margin: max(0, $0.score - Double(target)), slope: $0.slope,
-                               size: prepared.size)
+                               size: prepared.size, bytes: $0.data.count)
         }
         hints[key] = hint
         return hint
+    }
+
+    /// The settings a larger variant's candidate is searched with, and where its search starts:
+    /// its own settings, except that AVIF without a chroma set takes whichever of 4:2:0 and 4:4:4
+    /// reached the target in fewer bytes at the probe.
+    private mutating func probed(_ variant: RenderPlan.Variant, target: Int)
+        throws(VipsCallError) -> (settings: EncoderSettings, hint: QualitySearch.Hint?) {
+        let settings = variant.settings
+        guard settings.choosesChromaPerImage else {
+            return (settings, try hint(for: variant, settings: settings, target: target))
+        }
+        var full = settings, subsampled = settings
+        full.subsampling = .off
+        subsampled.subsampling = .on
+        let fullHint = try hint(for: variant, settings: full, target: target)
+        if let subsampledHint = try hint(for: variant, settings: subsampled, target: target),
+           subsampledHint.bytes < fullHint?.bytes ?? .max {
+            return (subsampled, subsampledHint)
+        }
+        return (full, fullHint)
     }
 
     /// The reference for a candidate's prepared `image`, made from `pixels` (flattened or not),
@@ -95,13 +123,46 @@ struct PerceptualEncoder {
         }
     }
 
+    /// One candidate, ready to search: its pixels prepared, its settings and where it starts.
+    private struct Candidate {
+        var variant: RenderPlan.Variant
+        var pixels: VipsImage
+        var image: VipsImage
+        var settings: EncoderSettings
+        var hint: QualitySearch.Hint?
+    }
+
+    /// The candidates of one output prepared, and (for a larger variant below `smallest`) only
+    /// those whose probe says they can win at the output's speed.
+    private mutating func prepared(_ candidates: [(variant: RenderPlan.Variant, pixels: VipsImage)])
+        throws(ImagingError) -> [Candidate] {
+        var prepared: [Candidate] = []
+        for (variant, pixels) in candidates {
+            let image = try VariantFinisher.prepare(pixels, variant: variant, name: name)
+            var candidate = Candidate(variant: variant, pixels: pixels, image: image, settings: variant.settings)
+            if let target = variant.spec.qualityTarget, followsProbe(image) {
+                do {
+                    (candidate.settings, candidate.hint) = try probed(variant, target: target)
+                } catch {
+                    throw ImagingError(.encodeFailed, source: name, call: error)
+                }
+            }
+            prepared.append(candidate)
+        }
+        let probeBytes = prepared.compactMap { $0.hint?.bytes }
+        guard prepared.count > 1, probeBytes.count == prepared.count, let best = probeBytes.min() else { return prepared }
+        let speed = prepared[0].settings.speed
+        return prepared.filter { speed.tries(probeBytes: $0.hint!.bytes, best: best) }
+    }
+
     /// The smallest encoding of one output among its candidates (all with the same pixels), each
     /// at the quality that reaches its target. A single candidate is simply searched.
     mutating func encodeSmallest(_ candidates: [(variant: RenderPlan.Variant, pixels: VipsImage)])
         throws(ImagingError) -> EncodedVariant {
         var best: EncodedVariant?
-        for (variant, pixels) in candidates {
-            let image = try VariantFinisher.prepare(pixels, variant: variant, name: name)
+        let tried = try prepared(candidates)
+        for candidate in tried {
+            let (variant, pixels, image) = (candidate.variant, candidate.pixels, candidate.image)
             guard let target = variant.spec.qualityTarget else {
                 // A candidate without a target (lossless): its one encoding competes on size.
                 let made = try VariantFinisher.finish(pixels, variant: variant, name: name)
@@ -110,13 +171,12 @@ struct PerceptualEncoder {
             }
             let flattened = pixels.hasAlpha && !image.hasAlpha
             do {
-                let hint = try self.hint(for: variant, image: image, target: target)
                 let (reference, scoring) = try self.reference(for: image, pixels: pixels, flattened: flattened)
                 let search = QualitySearch(reference: reference, scoring: scoring, target: Double(target),
-                                           settings: variant.settings, hasAlpha: image.hasAlpha)
+                                           settings: candidate.settings, hasAlpha: image.hasAlpha)
                 // Only a candidate that reached the target sets the size to beat.
-                let bytesToBeat = candidates.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
-                guard let outcome = try search.run(image, hint: hint, bytesToBeat: bytesToBeat) else { continue }
+                let bytesToBeat = tried.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
+                guard let outcome = try search.run(image, hint: candidate.hint, bytesToBeat: bytesToBeat) else { continue }
                 let made = VariantFinisher.made(variant, image: image, data: outcome.data,
                                                 perceptual: PerceptualEncoding(quality: outcome.quality,
                                                                                score: outcome.score))

@@ -66,9 +66,9 @@ import WarmCacheImaging
             let setting = "\(claim.key): \(claim.value)"
             switch claim.section {
             case "Variant settings":
-                // gravity only matters for cover, background for contain, quality_target for auto.
-                let fit = ["gravity": ", fit: cover", "background": ", fit: contain", "quality_target": ", quality: auto"][
-                    claim.key] ?? ""
+                // gravity only matters for cover, background for contain, quality_target and speed for auto.
+                let fit = ["gravity": ", fit: cover", "background": ", fit: contain", "quality_target": ", quality: auto",
+                           "speed": ", quality: auto"][claim.key] ?? ""
                 let quoted = claim.key == "background" ? "\(claim.key): \"\(claim.value)\"" : setting
                 let implicit = try Self.specs(plan(preset: fit))
                 let explicit = try Self.specs(plan(preset: fit + ", " + quoted))

@@ -179,4 +179,29 @@ import WarmCacheImaging
         }, "\(target)")
         #expect(try warnings("{ width: 100, formats: [jpeg], quality: auto, quality_target: 90 }").isEmpty)
     }
+
+    /// `speed` reaches the requests of `quality: auto` and `smallest`, names only a level other
+    /// than the default in the key, and says so where it would do nothing or is misspelt.
+    @Test func speedLevels() throws {
+        func manifest(_ card: String) -> String {
+            "version: 1\noutput: Out.warmcache\nplatforms: { ios: \"16.0\" }\npresets:\n  card: \(card)\n"
+                + "images:\n  - { path: a.png, presets: [card] }\n"
+        }
+        let fast = try requests(manifest("{ width: 100, formats: [smallest], speed: fast }"))
+        #expect(fast.map(\.options.speed) == [.fast])
+        let key = VariantKey(source: SourceIdentifier("a"), spec: fast[0].resolve(sourceHasAlpha: false))
+        #expect(key.rawValue.hasSuffix("|avif-target80-fast|-"), "\(key.rawValue)")
+        #expect(VariantKey(parsing: key.rawValue) == key)
+        let balanced = try requests(manifest("{ width: 100, formats: [webp], quality: auto, speed: balanced }"))
+        #expect(balanced[0].resolve(sourceHasAlpha: false).options.speed == nil, "the default names nothing")
+        let fixed = try fixture.load(manifest("{ width: 100, formats: [jpeg], quality: 80, speed: smallest }"))
+        #expect(fixed.warnings.map(\.description).contains {
+            $0.contains("manifest.yml:5:") && $0.contains("'speed' only applies to 'quality: auto' and "
+                + "'formats: [smallest]', so it is ignored here")
+        }, "\(fixed.warnings)")
+        #expect(fixed.sources[0].variants[0].request.resolve(sourceHasAlpha: false).options.speed == nil)
+        let misspelt = fixture.diagnostics(manifest("{ width: 100, formats: [smallest], speed: fats }"))
+        #expect(misspelt.contains { $0.contains("unknown speed 'fats'") && $0.contains("did you mean 'fast'")
+            && $0.contains("use fast, balanced (the default) or smallest") }, "\(misspelt)")
+    }
 }

@@ -49,7 +49,12 @@ import WarmCache
 
     @Test func smallestKeepsTheSmallestCandidateAndTheSameBytesEveryTime() throws {
         let formats: [ImageFormat] = [.avif, .webp, .jpeg]
-        let candidates = { (width: Int) in formats.map { VariantSpec(width: width, height: nil, format: $0, qualityTarget: 75) } }
+        // `speed: smallest` searches every candidate at every size (lower speeds let the probe rule some out).
+        let candidates = { (width: Int) in
+            formats.map {
+                VariantSpec(width: width, height: nil, format: $0, qualityTarget: 75, options: EncodingOptions(speed: .smallest))
+            }
+        }
         let source = try Fixtures.engine.open(try Fixtures.example("chelsea.png"), name: "chelsea.png")
         let groups = Self.widths.map(candidates)
         let chosen = try source.render(candidates: groups, placeholder: []).variants
