@@ -162,3 +162,38 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
     *length = output.size;
     return 0;
 }
+
+uint8_t *
+wc_avif_chroma_roundtrip8(const uint8_t *pixels, int width, int height, int bands, size_t *length)
+{
+    avifImage *image = avifImageCreate(width, height, 8, AVIF_PIXEL_FORMAT_YUV420);
+    size_t size = (size_t) width * (size_t) height * (size_t) bands;
+    uint8_t *out = image ? g_malloc(size) : NULL;
+    avifResult result = out ? AVIF_RESULT_OK : AVIF_RESULT_OUT_OF_MEMORY;
+    if (result == AVIF_RESULT_OK) {
+        image->matrixCoefficients = AVIF_MATRIX_COEFFICIENTS_BT601;
+        image->yuvRange = AVIF_RANGE_FULL;
+        avifRGBImage rgb;
+        avifRGBImageSetDefaults(&rgb, image);
+        rgb.format = bands == 4 ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB;
+        rgb.depth = 8;
+        rgb.rowBytes = (uint32_t) width * (uint32_t) bands;
+        rgb.ignoreAlpha = 1;
+        rgb.pixels = (uint8_t *) pixels;
+        result = avifImageRGBToYUV(image, &rgb);
+        if (result == AVIF_RESULT_OK) {
+            /* The alpha of the round trip is the original's: only chroma is under test. */
+            if (bands == 4) memcpy(out, pixels, size);
+            rgb.pixels = out;
+            result = avifImageYUVToRGB(image, &rgb);
+        }
+    }
+    if (image) avifImageDestroy(image);
+    if (result != AVIF_RESULT_OK) {
+        g_free(out);
+        vips_error("avifsave", "chroma round trip: %s", avifResultToString(result));
+        return NULL;
+    }
+    *length = size;
+    return out;
+}

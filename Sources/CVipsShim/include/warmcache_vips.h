@@ -171,6 +171,10 @@ int wc_save_png(WCImage *in, const WCSaveOptions *options, void **data, size_t *
 int wc_save_webp(WCImage *in, const WCSaveOptions *options, void **data, size_t *length);
 /** HEIF container: av1 = 1 writes AVIF (AV1, 8-bit), av1 = 0 writes HEIC (HEVC, 8-bit). */
 int wc_save_heif(WCImage *in, const WCSaveOptions *options, int av1, void **data, size_t *length);
+/** 8-bit pixels (`bands` 3 or 4) after a 4:2:0 round trip through libavif's own RGB/YUV conversions,
+ * without compression: what chroma subsampling alone costs an image (alpha kept as it was). Free
+ * with wc_free; NULL (with a vips error) on failure. */
+uint8_t *wc_avif_chroma_roundtrip8(const uint8_t *pixels, int width, int height, int bands, size_t *length);
 /** "libavif 0.11.1 (aom [enc/dec]:v3.6.0, ...)": what writes AVIF, for cache keys. */
 void wc_avif_encoder_name(char *buffer, size_t capacity);
 /** libaom's speed (cpu-used) for an AVIF effort 0–9: 9 - effort, as libheif maps it (effort 4 is speed 5). */

@@ -75,10 +75,10 @@ struct PerceptualEncoder {
     /// its own settings, except that AVIF without a chroma set takes whichever of 4:2:0 and 4:4:4
     /// reached the target in fewer bytes at the probe.
     private mutating func probed(_ variant: RenderPlan.Variant, target: Int)
-        throws(VipsCallError) -> (settings: EncoderSettings, hint: QualitySearch.Hint?) {
+        throws(VipsCallError) -> (settings: EncoderSettings, hint: QualitySearch.Hint?, fullChroma: QualitySearch.Hint?) {
         let settings = variant.settings
         guard settings.choosesChromaPerImage else {
-            return (settings, try hint(for: variant, settings: settings, target: target))
+            return (settings, try hint(for: variant, settings: settings, target: target), nil)
         }
         var full = settings, subsampled = settings
         full.subsampling = .off
@@ -86,9 +86,9 @@ struct PerceptualEncoder {
         let fullHint = try hint(for: variant, settings: full, target: target)
         if let subsampledHint = try hint(for: variant, settings: subsampled, target: target),
            subsampledHint.bytes < fullHint?.bytes ?? .max {
-            return (subsampled, subsampledHint)
+            return (subsampled, subsampledHint, fullHint)
         }
-        return (full, fullHint)
+        return (full, fullHint, nil)
     }
 
     /// The reference for a candidate's prepared `image`, made from `pixels` (flattened or not),
@@ -130,6 +130,8 @@ struct PerceptualEncoder {
         var image: VipsImage
         var settings: EncoderSettings
         var hint: QualitySearch.Hint?
+        /// With a probe that chose 4:2:0 for AVIF, what it found at 4:4:4.
+        var fullChroma: QualitySearch.Hint?
     }
 
     /// The candidates of one output prepared, and (for a larger variant below `smallest`) only
@@ -142,7 +144,7 @@ struct PerceptualEncoder {
             var candidate = Candidate(variant: variant, pixels: pixels, image: image, settings: variant.settings)
             if let target = variant.spec.qualityTarget, followsProbe(image) {
                 do {
-                    (candidate.settings, candidate.hint) = try probed(variant, target: target)
+                    (candidate.settings, candidate.hint, candidate.fullChroma) = try probed(variant, target: target)
                 } catch {
                     throw ImagingError(.encodeFailed, source: name, call: error)
                 }
@@ -172,11 +174,17 @@ struct PerceptualEncoder {
             let flattened = pixels.hasAlpha && !image.hasAlpha
             do {
                 let (reference, scoring) = try self.reference(for: image, pixels: pixels, flattened: flattened)
+                var (settings, hint) = (candidate.settings, candidate.hint)
+                if candidate.fullChroma != nil {
+                    if try ChromaRoundTrip.score(scoring, against: reference) < Double(target) + ChromaRoundTrip.headroom {
+                        (settings.subsampling, hint) = (.off, candidate.fullChroma)
+                    }
+                }
                 let search = QualitySearch(reference: reference, scoring: scoring, target: Double(target),
-                                           settings: candidate.settings, hasAlpha: image.hasAlpha)
+                                           settings: settings, hasAlpha: image.hasAlpha)
                 // Only a candidate that reached the target sets the size to beat.
                 let bytesToBeat = tried.count > 1 && best.map(Self.reached) == true ? best?.data.count : nil
-                guard let outcome = try search.run(image, hint: candidate.hint, bytesToBeat: bytesToBeat) else { continue }
+                guard let outcome = try search.run(image, hint: hint, bytesToBeat: bytesToBeat) else { continue }
                 let made = VariantFinisher.made(variant, image: image, data: outcome.data,
                                                 perceptual: PerceptualEncoding(quality: outcome.quality,
                                                                                score: outcome.score))
