@@ -77,6 +77,7 @@ import WarmCacheImaging
         #expect(try builtInDefault(of: "scales") == "[" + PlanVariantResolver.builtInScales.map(String.init)
             .joined(separator: ", ") + "]")
         #expect(try builtInDefault(of: "quality_target") == String(PerceptualQuality.defaultTarget))
+        #expect(try builtInDefault(of: "speed") == SearchSpeed.default.rawValue)
 
         // "Encoder quality per format: 1-100": every encoder with a quality takes exactly that.
         let qualityLine = try #require(lines.first { $0.contains("Encoder quality per format:") })
