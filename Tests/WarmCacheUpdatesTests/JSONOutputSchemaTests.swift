@@ -101,7 +101,7 @@ struct JSONOutputSchemaTests {
         ],
         "encoding options": [
             "lossless?": .boolean, "progressive?": .boolean, "chromaSubsampling?": .boolean, "effort?": .integer,
-            "palette?": .boolean, "keepICCProfile?": .boolean,
+            "palette?": .boolean, "keepICCProfile?": .boolean, "speed?": .string,
         ],
         "fetch": [
             "concurrency": .integer, "perHost": .integer, "connectTimeout": .number, "requestTimeout": .number,

@@ -42,7 +42,7 @@ import WarmCacheImaging
         #expect(thumb.allSatisfy { $0.format == smallest && $0.qualityTarget == 80 })
         #expect(thumb.allSatisfy { $0.width == 64 && $0.height == 64 && $0.fit == .cover(.attention) })
         #expect(thumb[0].quality == [.jpeg: .perceptual, .webp: .perceptual, .avif: .perceptual])
-        #expect(thumb[0].options == EncodingOptions(progressive: true, keepICCProfile: false))
+        #expect(thumb[0].options == EncodingOptions(progressive: true, keepICCProfile: false, speed: .balanced))
         let hero = chelsea.variants.filter { $0.preset == "hero" }.map(\.request)
         #expect(hero.map(\.format) == [.fixed(.avif), .fixed(.jpeg), .fixed(.avif), .fixed(.jpeg)])
         #expect(hero.map(\.quality) == [[.avif: 60], [.jpeg: 82], [.avif: 60], [.jpeg: 82]])
@@ -58,7 +58,7 @@ import WarmCacheImaging
         let camera = try #require(plan.sources.first { $0.identifier.rawValue == "Examples/Images/camera.png" })
         #expect(camera.variants == [PlannedVariant(preset: PlannedVariant.entryPreset, request: VariantRequest(
             width: 200, height: 150, scale: 2, fit: .cover(.north), format: .fixed(.jpeg), quality: [.jpeg: .perceptual],
-            qualityTarget: 80, options: EncodingOptions(progressive: true, keepICCProfile: false),
+            qualityTarget: 80, options: EncodingOptions(progressive: true, keepICCProfile: false, speed: .balanced),
             processors: [.grayscale]))])
     }
 
