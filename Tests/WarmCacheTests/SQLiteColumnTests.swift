@@ -35,6 +35,18 @@ struct SQLiteColumnTests {
         #expect(try !rows.step())
     }
 
+    /// SQLite matches names ignoring ASCII case, and reports a table's column as declared: a
+    /// column declared `pixeL_height` (one flipped bit in a damaged index) is still found.
+    @Test("A column is found by name whatever the case it was declared in")
+    func caseOfTheDeclaration() throws {
+        let connection = try SQLiteConnection(path: ":memory:", readOnly: false)
+        try connection.execute("CREATE TABLE sizes (pixeL_height INTEGER); INSERT INTO sizes VALUES (480);")
+        let rows = try connection.statement("SELECT s.pixel_height FROM sizes s")
+        #expect(try rows.step())
+        #expect(rows.int("pixel_height") == 480)
+        #expect(rows.int("PIXEL_HEIGHT") == 480)
+    }
+
     struct SizeColumns: SQLiteColumnSet {
         let name: SQLiteColumn
         let width: SQLiteColumn

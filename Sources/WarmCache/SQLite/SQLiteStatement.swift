@@ -101,15 +101,22 @@ package final class SQLiteStatement {
     // MARK: Columns
 
     /// Where each of the result's column names is, found at the first read by name: the name of
-    /// a column the result has twice maps to ``ambiguous``.
+    /// a column the result has twice maps to ``ambiguous``. Names are keyed as SQLite matches
+    /// them, ignoring ASCII case: a table declared with `Pixel_Height` (by hand, or by one flipped
+    /// bit in a damaged file) answers `SELECT pixel_height` under its declared spelling.
     private lazy var positions: [String: Int32] = {
         var positions: [String: Int32] = [:]
         for position in 0..<sqlite3_column_count(handle) {
-            let name = columnName(at: position)
+            let name = Self.key(columnName(at: position))
             positions[name] = positions[name] == nil ? position : Self.ambiguous
         }
         return positions
     }()
+
+    /// A column name as SQLite compares it: ASCII letters in lower case.
+    private static func key(_ name: String) -> String {
+        String(decoding: name.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
 
     private static let ambiguous: Int32 = -1
 
@@ -135,7 +142,7 @@ package final class SQLiteStatement {
 
     /// The position of the column named `name`; stops the program if there is not exactly one.
     func position(of name: String) -> Int32 {
-        switch positions[name] {
+        switch positions[Self.key(name)] {
         case let position? where position != Self.ambiguous:
             return position
         case let found:
