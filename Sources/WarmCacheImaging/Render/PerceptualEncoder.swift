@@ -73,7 +73,8 @@ struct PerceptualEncoder {
 
     /// The settings a larger variant's candidate is searched with, and where its search starts:
     /// its own settings, except that AVIF without a chroma set takes whichever of 4:2:0 and 4:4:4
-    /// reached the target in fewer bytes at the probe.
+    /// reached the target in fewer bytes at the probe. With 4:2:0 comes the probe's 4:4:4 result,
+    /// for a variant whose own colour edges turn out to need full chroma (``ChromaRoundTrip``).
     private mutating func probed(_ variant: RenderPlan.Variant, target: Int)
         throws(VipsCallError) -> (settings: EncoderSettings, hint: QualitySearch.Hint?, fullChroma: QualitySearch.Hint?) {
         let settings = variant.settings
