@@ -109,8 +109,8 @@ enum PlanVariantResolver {
     }
 
     /// Quality settings that would have no effect: fixed qualities under `formats: [smallest]`
-    /// (every candidate is encoded at `quality_target`), and a `quality_target` where every
-    /// format has a fixed quality.
+    /// (every candidate is encoded at `quality_target`), and a `quality_target` or a `speed`
+    /// where every format has a fixed quality.
     private static func qualityIssues(_ settings: ManifestVariantSettings, formats: [FormatChoice],
                                       smallest: Bool) -> [PlanIssue] {
         let concrete = Set(formats.flatMap(relevantFormats))
@@ -122,18 +122,19 @@ enum PlanVariantResolver {
                               + "or list the formats instead of smallest", fields: [.quality])]
         }
         let perceptual = concrete.contains { settings.quality[$0]?.value == .perceptual }
-        if settings.speed != nil, !smallest, !perceptual {
-            return [PlanIssue(severity: .warning, message: "'speed' only applies to 'quality: auto' and "
-                              + "'formats: [smallest]', so it is ignored here: set 'quality: auto', or remove 'speed'",
-                              fields: [.speed])]
-        }
+        var issues: [PlanIssue] = []
         if settings.qualityTarget != nil, !smallest, !perceptual, !fixed.isEmpty {
-            return [PlanIssue(severity: .warning, message: "'quality_target' only applies to 'quality: auto' and "
-                              + "'formats: [smallest]'; this variant has fixed qualities (\(fixed.joined(separator: ", "))), "
-                              + "so it is ignored: set 'quality: auto', or remove 'quality_target'",
-                              fields: [.qualityTarget])]
+            issues.append(PlanIssue(severity: .warning, message: "'quality_target' only applies to 'quality: auto' and "
+                                    + "'formats: [smallest]'; this variant has fixed qualities (\(fixed.joined(separator: ", "))), "
+                                    + "so it is ignored: set 'quality: auto', or remove 'quality_target'",
+                                    fields: [.qualityTarget]))
         }
-        return []
+        if settings.speed != nil, !smallest, !perceptual {
+            issues.append(PlanIssue(severity: .warning, message: "'speed' only applies to 'quality: auto' and "
+                                    + "'formats: [smallest]', so it is ignored here: set 'quality: auto', or remove 'speed'",
+                                    fields: [.speed]))
+        }
+        return issues
     }
 
     /// The concrete formats a choice can become.

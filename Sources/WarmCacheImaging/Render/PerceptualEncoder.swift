@@ -38,12 +38,6 @@ struct PerceptualEncoder {
         self.probe = probe
     }
 
-    /// Whether a variant of this size follows the probe: its search starts from the probe's, and
-    /// the probe chooses its AVIF chroma and (below `smallest`) which candidates it tries.
-    private func followsProbe(_ image: VipsImage) -> Bool {
-        probe != nil && min(image.size.width, image.size.height) >= RenderPlan.probeMinimumSide
-    }
-
     /// What a full search of the probe found with `settings` (quality aside) for `variant`'s
     /// target, searched on first use.
     private mutating func hint(for variant: RenderPlan.Variant, settings: EncoderSettings, target: Int)
@@ -143,7 +137,9 @@ struct PerceptualEncoder {
         for (variant, pixels) in candidates {
             let image = try VariantFinisher.prepare(pixels, variant: variant, name: name)
             var candidate = Candidate(variant: variant, pixels: pixels, image: image, settings: variant.settings)
-            if let target = variant.spec.qualityTarget, followsProbe(image) {
+            // A larger variant follows the probe: its search starts from the probe's, and the probe
+            // chooses its AVIF chroma and (below `smallest`) which candidates it tries.
+            if let target = variant.spec.qualityTarget, probe != nil, RenderPlan.searchesFromProbe(variant) {
                 do {
                     (candidate.settings, candidate.hint, candidate.fullChroma) = try probed(variant, target: target)
                 } catch {
@@ -176,10 +172,9 @@ struct PerceptualEncoder {
             do {
                 let (reference, scoring) = try self.reference(for: image, pixels: pixels, flattened: flattened)
                 var (settings, hint) = (candidate.settings, candidate.hint)
-                if candidate.fullChroma != nil {
-                    if try ChromaRoundTrip.score(scoring, against: reference) < Double(target) + ChromaRoundTrip.headroom {
-                        (settings.subsampling, hint) = (.off, candidate.fullChroma)
-                    }
+                if let fullChroma = candidate.fullChroma,
+                   try ChromaRoundTrip.score(scoring, against: reference) < Double(target) + ChromaRoundTrip.headroom {
+                    (settings.subsampling, hint) = (.off, fullChroma)
                 }
                 let search = QualitySearch(reference: reference, scoring: scoring, target: Double(target),
                                            settings: settings, hasAlpha: image.hasAlpha)

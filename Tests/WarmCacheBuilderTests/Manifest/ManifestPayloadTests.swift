@@ -200,6 +200,8 @@ import WarmCacheImaging
                 + "'formats: [smallest]', so it is ignored here")
         }, "\(fixed.warnings)")
         #expect(fixed.sources[0].variants[0].request.resolve(sourceHasAlpha: false).options.speed == nil)
+        let both = try fixture.load(manifest("{ width: 100, formats: [jpeg], quality: 80, quality_target: 90, speed: fast }"))
+        #expect(both.warnings.count == 2, "each setting that does nothing is named: \(both.warnings)")
         let misspelt = fixture.diagnostics(manifest("{ width: 100, formats: [smallest], speed: fats }"))
         #expect(misspelt.contains { $0.contains("unknown speed 'fats'") && $0.contains("did you mean 'fast'")
             && $0.contains("use fast, balanced (the default) or smallest") }, "\(misspelt)")
