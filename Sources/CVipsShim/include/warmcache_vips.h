@@ -113,6 +113,8 @@ int wc_load(const void *data, size_t length, WCImage **out);
 /* MARK: Geometry and colour */
 
 int wc_resize(WCImage *in, double hscale, double vscale, WCImage **out);
+/* Half the size, rounded down, each pixel the mean of a 2x2 block (premultiplied with alpha). */
+int wc_halve(WCImage *in, WCImage **out);
 int wc_crop(WCImage *in, int left, int top, int width, int height, WCImage **out);
 enum { WC_INTERESTING_ATTENTION = 0, WC_INTERESTING_ENTROPY = 1 };
 int wc_smartcrop(WCImage *in, int width, int height, int interesting, WCImage **out);

@@ -27,7 +27,8 @@ public struct OpenedSource: Sendable {
     /// Renders every spec, decoding the source as few times as the sizes allow.
     ///
     /// With the cascade (the default), the source is decoded at the steps of a ladder (its size
-    /// halved again and again: a JPEG shrinks on load to the first four) and each variant is
+    /// halved again and again: a JPEG shrinks on load to the first that fits in 2,048 px, the
+    /// steps below are halved from it) and each variant is
     /// resampled from the smallest step that covers it; specs that differ only in encoding share
     /// their pixels. Variants come back in the order of `specs`.
     ///

@@ -6,9 +6,10 @@ import WarmCache
 /// With ``ImagingConfiguration/cascade`` on, the decodes are the steps of a ladder that depends
 /// on the source alone: step `k` is the source at 1/2^k of its size. Each recipe is resampled
 /// from the smallest step that still covers it, so its pixels never depend on what else the
-/// render asks for. A JPEG source shrinks on load straight to steps 0–3 (1, 1/2, 1/4, 1/8);
-/// every other step is the step above it halved (``derivedFrom``). With it off, each distinct
-/// size gets its own decode straight from the source.
+/// render asks for. A JPEG source shrinks on load straight to the steps down to the first that
+/// fits in ``Ladder/halvingSide`` (at most 1/8); every other step is the step above it halved by
+/// 2x2 means (``derivedFrom``). With it off, each distinct size gets its own decode straight
+/// from the source.
 struct RenderPlan {
     /// One requested variant, or one candidate format of a variant that keeps its smallest
     /// encoding.
@@ -140,8 +141,9 @@ struct RenderPlan {
 
 extension RenderPlan {
     /// The ladder of decodes of one source: step `k` is the source at 1/2^k (rounded down), made
-    /// by the decoder for the steps a JPEG can shrink to on load, by halving the step above for
-    /// the rest. Which steps a render uses depends on its recipes; what each step holds depends
+    /// by the decoder for a JPEG's steps down to the first that fits in ``halvingSide``, by
+    /// halving the step above (2x2 means, ``VipsImage/halved()``) for the rest: one decode and
+    /// cheap halvings serve every variant up to that size. Which steps a render uses depends on its recipes; what each step holds depends
     /// on the source only.
     struct Ladder {
         let source: SourceImageInfo
@@ -151,7 +153,8 @@ extension RenderPlan {
 
         init(source: SourceImageInfo, fastShrinkOnLoad: Bool) {
             self.source = source
-            decodedSteps = fastShrinkOnLoad && source.loader == "jpeg" ? 0...3 : 0...0
+            decodedSteps = fastShrinkOnLoad && source.loader == "jpeg"
+                ? 0...min(3, Self.firstStep(source: source.pixelSize, within: Self.halvingSide)) : 0...0
         }
 
         /// The smallest step that covers `size`, noting the steps it is halved from.
@@ -167,6 +170,18 @@ extension RenderPlan {
                 step -= 1
             }
             return first
+        }
+
+        /// A JPEG shrinks on load to the steps above the first that fits in this many pixels a
+        /// side, and to that one; the steps below it are halved from it (one decode serves every
+        /// variant up to this size).
+        static let halvingSide = 2048
+
+        /// The first step whose longer side is at most `side`.
+        static func firstStep(source: PixelSize, within side: Int) -> Int {
+            var level = 0
+            while level < 16, max(source.width >> level, source.height >> level) > side { level += 1 }
+            return level
         }
 
         /// The source at 1/2^`level`, rounded down (never below one pixel).

@@ -18,13 +18,15 @@ struct SourceDecoder {
     /// ``ImagingConfiguration/fastShrinkOnLoad``.
     let fastShrinkOnLoad: Bool
 
-    /// The source decoded at `size` (upright pixels) in `mode`'s colour space, in memory.
-    func decode(size: PixelSize, exportProfile: String?) throws(ImagingError) -> VipsImage {
+    /// The source decoded at `size` (upright pixels) in `mode`'s colour space, in memory; with
+    /// `halved`, that decode halved (``VipsImage/halved()``) as it streams, so that only the
+    /// half-size image is ever held whole.
+    func decode(size: PixelSize, exportProfile: String?, halved: Bool = false) throws(ImagingError) -> VipsImage {
         guard let base = bytes.baseAddress else {
             throw ImagingError(.decodeFailed, source: name, message: "empty input")
         }
         do {
-            return try decodeOnce(base, size: size, exportProfile: exportProfile)
+            return try decodeOnce(base, size: size, exportProfile: exportProfile, halved: halved)
         } catch where !error.log.isEmpty {
             throw ImagingError.decode(source: name, call: error)
         } catch {
@@ -34,7 +36,7 @@ struct SourceDecoder {
             defer { VipsCallError.lock.unlock() }
             let retried: VipsCallError
             do {
-                _ = try decodeOnce(base, size: size, exportProfile: exportProfile)
+                _ = try decodeOnce(base, size: size, exportProfile: exportProfile, halved: halved)
                 retried = error
             } catch let again {
                 retried = again
@@ -43,7 +45,7 @@ struct SourceDecoder {
         }
     }
 
-    private func decodeOnce(_ base: UnsafeRawPointer, size: PixelSize, exportProfile: String?)
+    private func decodeOnce(_ base: UnsafeRawPointer, size: PixelSize, exportProfile: String?, halved: Bool)
         throws(VipsCallError) -> VipsImage {
         let shrink = JPEGShrinkOnLoad.factor(source: source, target: size, fast: fastShrinkOnLoad)
         let decoded = try VipsImage.make("thumbnail") { out in
@@ -54,7 +56,8 @@ struct SourceDecoder {
             }
             return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, shrink, out)
         }
-        return try Self.normalised(decoded).copiedToMemory()
+        let image = try Self.normalised(decoded)
+        return try (halved ? image.halved() : image).copiedToMemory()
     }
 
     /// 8-bit sRGB or 8-bit grey, alpha kept. `thumbnail` already converts most inputs; this

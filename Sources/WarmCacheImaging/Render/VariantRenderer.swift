@@ -124,20 +124,29 @@ final class VariantRenderer {
     private func decoded(_ decode: RenderPlan.Decode) throws(ImagingError) -> VipsImage {
         if let image = decodes[decode] { return image }
         let image: VipsImage
-        if let parent = plan.derivedFrom[decode] {
+        if let parent = plan.derivedFrom[decode], decodes[parent] == nil, plan.derivedFrom[parent] == nil,
+           decodeUsesLeft[parent] == 1 {
+            // Only this step reads the decode above it (a PNG's full size, typically): decode and
+            // halve in one pass, never holding the larger image whole. The same pixels either way.
+            release(parent)
+            image = try decoder.decode(size: parent.size, exportProfile: exportProfile(parent), halved: true)
+        } else if let parent = plan.derivedFrom[decode] {
             let above = try decoded(parent)
             defer { release(parent) }
             do {
-                image = try above.resized(to: decode.size).copiedToMemory()
+                image = try above.halved().copiedToMemory()
             } catch {
                 throw ImagingError(.processingFailed, source: name, call: error)
             }
         } else {
-            let profile = decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile)
-            image = try decoder.decode(size: decode.size, exportProfile: profile)
+            image = try decoder.decode(size: decode.size, exportProfile: exportProfile(decode))
         }
         decodes[decode] = image
         return image
+    }
+
+    private func exportProfile(_ decode: RenderPlan.Decode) -> String? {
+        decode.colour.exportProfile(for: source, hasSRGBProfile: hasSRGBProfile)
     }
 
     /// Marks one use of a decode done; the last use frees it (images derived from it keep

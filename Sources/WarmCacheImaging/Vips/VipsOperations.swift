@@ -17,6 +17,11 @@ extension VipsImage {
                            vscale: Double(target.height) / Double(current.height))
     }
 
+    /// Half the size, rounded down: each pixel the mean of a 2x2 block (premultiplied with alpha).
+    func halved() throws(VipsCallError) -> VipsImage {
+        try derive("halve") { wc_halve($0, $1) }
+    }
+
     func cropped(to rect: PixelRect) throws(VipsCallError) -> VipsImage {
         try derive("crop") { wc_crop($0, Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height), $1) }
     }

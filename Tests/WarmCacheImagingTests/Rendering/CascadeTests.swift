@@ -1,3 +1,4 @@
+import CVipsShim
 import Foundation
 import Testing
 import WarmCache
@@ -60,16 +61,40 @@ import WarmCache
         #expect(try source.render([specs[0]]) == small.variants)
     }
 
-    @Test func aJPEGShrinksOnLoadToItsFirstFourSteps() throws {
+    @Test func aJPEGThatFitsIsDecodedOnceAndHalved() throws {
         let source = try Fixtures.engine.open(Fixtures.example("rocket.jpg"), name: "rocket.jpg")
         let specs = [300, 150, 70, 30].map { VariantSpec(width: $0, height: nil, format: .jpeg) }
         let plan = try RenderPlan.make(specs.map { [$0] }, source: source.info, name: "rocket.jpg",
                                        configuration: Fixtures.engine.configuration,
                                        capabilities: Fixtures.engine.capabilities)
-        // 640x427: steps 1 (320), 2 (160) and 3 (80) are decoded; step 4 (40) is step 3 halved.
+        // 640x427 fits in 2048 px: decoded once whole; steps 1 (320) to 4 (40) are each the one above halved.
         #expect(Set(plan.decodeOf.values.map(\.size.width)) == [320, 160, 80, 40])
-        #expect(plan.derivedFrom.count == 1)
-        #expect(plan.derivedFrom.first?.value.size == PixelSize(width: 80, height: 53))
+        #expect(Set(plan.derivedFrom.values.map(\.size.width)) == [640, 320, 160, 80])
+    }
+
+    @Test func aLargeJPEGShrinksOnLoadDownToTheFirstStepThatFits() throws {
+        var info = try Fixtures.engine.open(Fixtures.example("rocket.jpg"), name: "rocket.jpg").info
+        (info.pixelWidth, info.pixelHeight) = (5120, 2880)
+        let specs = [4000, 1024, 512, 64].map { VariantSpec(width: $0, height: nil, format: .jpeg) }
+        let plan = try RenderPlan.make(specs.map { [$0] }, source: info, name: "large.jpg",
+                                       configuration: Fixtures.engine.configuration,
+                                       capabilities: Fixtures.engine.capabilities)
+        // 4000 needs the source; 1024 step 2 (1280, the first that fits in 2048), shrunk on load;
+        // 512 and 64 steps 3 (640) and 6 (80), halved from step 2 rather than decoded again.
+        #expect(Set(plan.decodeOf.values.map(\.size.width)) == [5120, 1280, 640, 80])
+        #expect(Set(plan.derivedFrom.keys.map(\.size.width)) == [640, 320, 160, 80])
+        #expect(plan.derivedFrom.values.allSatisfy { $0.size.width < 5120 })
+    }
+
+    @Test func halvingAveragesTwoByTwoBlocksAndRoundsTheSizeDown() throws {
+        // 5x3 RGB: the pixel at (x, y) holds 10x + 2y in every band.
+        let pixels = (0..<3).flatMap { y in (0..<5).flatMap { x in [UInt8](repeating: UInt8(10 * x + 2 * y), count: 3) } }
+        let image = VipsImage(taking: try #require(wc_image_from_pixels(pixels, 5, 3, 3)))
+        let half = try image.halved().copiedToMemory()
+        #expect(half.size == PixelSize(width: 2, height: 1))
+        var values = [Double](repeating: 0, count: 3)
+        _ = wc_getpoint(half.pointer, 1, 0, &values, 3)
+        #expect(values[0] == 26)  // the mean of 20, 22, 30 and 32; the odd last column and row are dropped
     }
 
     @Test func cascadedVariantsMatchSeparateRenders() throws {
