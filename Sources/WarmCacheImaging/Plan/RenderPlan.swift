@@ -39,7 +39,9 @@ struct RenderPlan {
     /// Where the placeholder's thumbnail comes from, when one is requested.
     var placeholderDecode: Decode?
     /// Where the probe comes from (the source at ``probeSize(source:)``, which starts the quality
-    /// searches of the larger variants), when a variant with a quality target needs it.
+    /// searches of the larger variants), when a variant with a quality target needs it: the
+    /// smallest step the decoder made, never a halved one (from halved steps the probe needed
+    /// higher settings than the larger variants it predicts, and their searches more encodes).
     var probeDecode: Decode?
 
     /// The number of outputs (variants the render call returns).
@@ -88,7 +90,7 @@ struct RenderPlan {
         }
         var probeDecode: Decode?
         if variants.contains(where: Self.searchesFromProbe) {
-            probeDecode = ladder.step(.sRGB, covering: probeSize(source: source.pixelSize))
+            probeDecode = ladder.decodedStep(.sRGB, covering: probeSize(source: source.pixelSize))
         }
         var decodeUses: [Decode: Int] = [:]
         for decode in decodeOf.values { decodeUses[decode, default: 0] += 1 }
@@ -182,6 +184,12 @@ extension RenderPlan {
             var level = 0
             while level < 16, max(source.width >> level, source.height >> level) > side { level += 1 }
             return level
+        }
+
+        /// The smallest step decoded straight from the source that covers `size`.
+        func decodedStep(_ colour: ColourMode, covering size: PixelSize) -> Decode {
+            let level = min(Self.level(source: source.pixelSize, covering: size), decodedSteps.upperBound)
+            return Decode(colour: colour, size: Self.size(source: source.pixelSize, level: level))
         }
 
         /// The source at 1/2^`level`, rounded down (never below one pixel).

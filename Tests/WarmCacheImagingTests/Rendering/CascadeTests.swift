@@ -86,6 +86,17 @@ import WarmCache
         #expect(plan.derivedFrom.values.allSatisfy { $0.size.width < 5120 })
     }
 
+    @Test func theProbeIsResampledFromADecodeNeverFromAHalvedStep() throws {
+        let source = try Fixtures.engine.open(Fixtures.example("coffee.png"), name: "coffee.png")
+        let spec = VariantSpec(width: 300, height: nil, format: .webp, qualityTarget: 80)
+        let plan = try RenderPlan.make([[spec]], source: source.info, name: "coffee.png",
+                                       configuration: Fixtures.engine.configuration,
+                                       capabilities: Fixtures.engine.capabilities)
+        // The variant reads step 1 (300 px, halved); the 256 px probe the whole decode.
+        #expect(plan.decodeOf.values.map(\.size.width) == [300])
+        #expect(plan.probeDecode?.size == PixelSize(width: 600, height: 400))
+    }
+
     @Test func halvingAveragesTwoByTwoBlocksAndRoundsTheSizeDown() throws {
         // 5x3 RGB: the pixel at (x, y) holds 10x + 2y in every band.
         let pixels = (0..<3).flatMap { y in (0..<5).flatMap { x in [UInt8](repeating: UInt8(10 * x + 2 * y), count: 3) } }
