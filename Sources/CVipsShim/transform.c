@@ -30,28 +30,71 @@ wc_resize(WCImage *in, double hscale, double vscale, WCImage **out)
     return finish(context, t, 3, status, out);
 }
 
-/* The image at half its size, rounded down: each pixel the mean of a 2x2 block (premultiplied when
- * there is alpha), as a JPEG decoder shrinking on load averages its blocks. Exact and cheap: a
- * ladder step below the decoded ones is the step above it halved. */
+/* One output row of wc_halve: each pixel the rounded mean of the 2x2 block below it in rows
+ * `top` and `bottom`; with alpha (the last band) the colour is the alpha-weighted mean, which is
+ * the premultiplied mean divided by the mean alpha. */
+static void
+halve_row(const VipsPel *top, const VipsPel *bottom, VipsPel *out, int width, int bands, int alpha)
+{
+    for (int x = 0; x < width; x++) {
+        const VipsPel *a = top + 2 * x * bands, *b = a + bands, *c = bottom + 2 * x * bands, *d = c + bands;
+        VipsPel *o = out + x * bands;
+        if (!alpha) {
+            for (int k = 0; k < bands; k++) o[k] = (VipsPel) ((a[k] + b[k] + c[k] + d[k] + 2) >> 2);
+            continue;
+        }
+        int last = bands - 1;
+        unsigned weight = (unsigned) a[last] + b[last] + c[last] + d[last];
+        for (int k = 0; k < last; k++) {
+            unsigned sum = a[k] * a[last] + b[k] * b[last] + c[k] * c[last] + d[k] * d[last];
+            o[k] = weight ? (VipsPel) ((sum + weight / 2) / weight) : 0;
+        }
+        o[last] = (VipsPel) ((weight + 2) >> 2);
+    }
+}
+
+/* The image at half its size, rounded down: each pixel the mean of a 2x2 block (alpha-weighted
+ * when there is alpha), as a JPEG decoder shrinking on load averages its blocks. A ladder step
+ * below the decoded ones is the step above it halved. 8-bit input; read in strips, so a
+ * sequential decode streams through without being held whole; metadata carried over. */
 int
 wc_halve(WCImage *in, WCImage **out)
 {
     int width = vips_image_get_width(in) / 2, height = vips_image_get_height(in) / 2;
-    if (width < 1 || height < 1) return vips_copy(in, out, NULL);
-    VipsImage *context = vips_image_new();
-    VipsImage **t = (VipsImage **) vips_object_local_array(VIPS_OBJECT(context), 5);
-    int status;
-    if (!vips_image_hasalpha(in)) {
-        status = vips_shrink(in, &t[0], 2.0, 2.0, NULL) ||
-            vips_extract_area(t[0], &t[1], 0, 0, width, height, NULL) ? -1 : 0;
-        return finish(context, t, 1, status, out);
+    int bands = vips_image_get_bands(in), alpha = vips_image_hasalpha(in);
+    if (width < 1 || height < 1 || vips_image_get_format(in) != VIPS_FORMAT_UCHAR) {
+        vips_error("halve", "%s", "needs an 8-bit image of at least 2x2 pixels");
+        return -1;
     }
-    status = vips_premultiply(in, &t[0], NULL) ||
-        vips_shrink(t[0], &t[1], 2.0, 2.0, NULL) ||
-        vips_extract_area(t[1], &t[2], 0, 0, width, height, NULL) ||
-        vips_unpremultiply(t[2], &t[3], NULL) ||
-        vips_cast(t[3], &t[4], vips_image_get_format(in), NULL) ? -1 : 0;
-    return finish(context, t, 4, status, out);
+    VipsImage *image = vips_image_new_memory();
+    if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
+        g_object_unref(image);
+        return -1;
+    }
+    image->Xsize = width;
+    image->Ysize = height;
+    VipsRegion *region = vips_region_new(in);
+    VipsPel *line = g_malloc((size_t) width * bands);
+    int status = vips_image_write_prepare(image);
+    const int strip = 32; /* output rows per read */
+    for (int y = 0; status == 0 && y < height; y += strip) {
+        int rows = VIPS_MIN(strip, height - y);
+        VipsRect rect = { 0, 2 * y, 2 * width, 2 * rows };
+        status = vips_region_prepare(region, &rect);
+        for (int row = 0; status == 0 && row < rows; row++) {
+            halve_row(VIPS_REGION_ADDR(region, 0, 2 * (y + row)), VIPS_REGION_ADDR(region, 0, 2 * (y + row) + 1),
+                      line, width, bands, alpha);
+            status = vips_image_write_line(image, y + row, line);
+        }
+    }
+    g_free(line);
+    g_object_unref(region);
+    if (status) {
+        g_object_unref(image);
+        return -1;
+    }
+    *out = image;
+    return 0;
 }
 
 int

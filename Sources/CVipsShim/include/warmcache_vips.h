@@ -113,7 +113,8 @@ int wc_load(const void *data, size_t length, WCImage **out);
 /* MARK: Geometry and colour */
 
 int wc_resize(WCImage *in, double hscale, double vscale, WCImage **out);
-/* Half the size, rounded down, each pixel the mean of a 2x2 block (premultiplied with alpha). */
+/* Half the size, rounded down, each pixel the mean of a 2x2 block (alpha-weighted with alpha),
+ * computed into memory from an 8-bit image (read in strips: a sequential decode streams through). */
 int wc_halve(WCImage *in, WCImage **out);
 int wc_crop(WCImage *in, int left, int top, int width, int height, WCImage **out);
 enum { WC_INTERESTING_ATTENTION = 0, WC_INTERESTING_ENTROPY = 1 };

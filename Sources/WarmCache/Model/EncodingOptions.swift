@@ -80,7 +80,7 @@ public struct EncodingOptions: Hashable, Sendable, Codable {
 /// `docs/performance.md` measures what each costs and saves.
 public enum SearchSpeed: String, CaseIterable, Sendable, Hashable, Codable {
     /// A quick estimate: one candidate format for each larger variant, chosen at a fixed probe
-    /// size, and the fastest AVIF setting. The most bytes of the three (on photos about 1.4×
+    /// size, and the fastest AVIF setting. The most bytes of the three (on photos about 1.5×
     /// `smallest`'s, for a tenth of its CPU).
     case fast
     /// The default: larger variants try only the formats the probe says can win, with a quicker

@@ -14,9 +14,9 @@ import WarmCacheImaging
 /// sizes, and a quality search starts from a fixed guess), so re-rendering gives the same files;
 /// still, an entry is reused only when the plan asks for exactly its list of variant keys, and
 /// adding a preset renders that source again (only that source), to the same files for the
-/// variants it had. Version 8 entries: earlier ones were rendered by a cascade and searches that
+/// variants it had. Version 9 entries: earlier ones were rendered by a cascade and searches that
 /// depended on their siblings, searched before the speed levels, or resampled from ladder steps
-/// made another way (before steps were halved by 2x2 means from one JPEG decode), and are not reused.
+/// made another way (halved by Lanczos, or a JPEG decoded once per step), and are not reused.
 ///
 /// Entries live in the cache directory's ``CacheRecords`` under their memo key, saved without a
 /// flush: a lost or torn entry only costs a re-render. An entry only counts if every blob it
@@ -25,7 +25,7 @@ import WarmCacheImaging
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
 /// ```
-/// warm-cache render memo 8
+/// warm-cache render memo 9
 /// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
 /// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
 /// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|->
@@ -135,7 +135,7 @@ struct RenderMemo: Sendable {
         try records.saveRender(data, key: key)
     }
 
-    private static let header = "warm-cache render memo 8"
+    private static let header = "warm-cache render memo 9"
 
     /// The entry as text, or `nil` if a field would break the line structure.
     private static func encode(_ entry: Entry) -> Data? {

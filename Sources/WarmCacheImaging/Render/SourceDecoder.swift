@@ -57,7 +57,7 @@ struct SourceDecoder {
             return wc_thumbnail(base, bytes.count, Int32(size.width), Int32(size.height), failOn, nil, shrink, out)
         }
         let image = try Self.normalised(decoded)
-        return try (halved ? image.halved() : image).copiedToMemory()
+        return try halved ? image.halved() : image.copiedToMemory()
     }
 
     /// 8-bit sRGB or 8-bit grey, alpha kept. `thumbnail` already converts most inputs; this

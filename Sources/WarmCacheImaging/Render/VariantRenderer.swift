@@ -134,7 +134,7 @@ final class VariantRenderer {
             let above = try decoded(parent)
             defer { release(parent) }
             do {
-                image = try above.halved().copiedToMemory()
+                image = try above.halved()
             } catch {
                 throw ImagingError(.processingFailed, source: name, call: error)
             }

@@ -17,7 +17,8 @@ extension VipsImage {
                            vscale: Double(target.height) / Double(current.height))
     }
 
-    /// Half the size, rounded down: each pixel the mean of a 2x2 block (premultiplied with alpha).
+    /// Half the size, rounded down, in memory: each pixel the mean of a 2x2 block (alpha-weighted
+    /// with alpha). Reads its input in strips, so a sequential decode streams through.
     func halved() throws(VipsCallError) -> VipsImage {
         try derive("halve") { wc_halve($0, $1) }
     }

@@ -108,6 +108,16 @@ import WarmCache
         #expect(values[0] == 26)  // the mean of 20, 22, 30 and 32; the odd last column and row are dropped
     }
 
+    @Test func halvingWeighsColourByAlpha() throws {
+        // Three opaque red pixels and a transparent blue one: its colour must not bleed in.
+        let pixels: [UInt8] = [255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255, 0, 0, 255, 0]
+        let image = VipsImage(taking: try #require(wc_image_from_pixels(pixels, 2, 2, 4)))
+        let half = try image.halved()
+        var values = [Double](repeating: 0, count: 4)
+        _ = wc_getpoint(half.pointer, 0, 0, &values, 4)
+        #expect(values == [255, 0, 0, 191])
+    }
+
     @Test func cascadedVariantsMatchSeparateRenders() throws {
         let data = try Fixtures.example("coffee.png")
         let source = try Fixtures.engine.open(data, name: "coffee.png")
