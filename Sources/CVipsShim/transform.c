@@ -31,14 +31,16 @@ wc_resize(WCImage *in, double hscale, double vscale, WCImage **out)
 }
 
 /* One output row of wc_halve: each pixel the rounded mean of the 2x2 block below it in rows
- * `top` and `bottom`; with alpha (the last band) the colour is the alpha-weighted mean, which is
- * the premultiplied mean divided by the mean alpha. */
+ * `top` and `bottom` (the same row when the input is one pixel high; `pair` 0 when it is one
+ * pixel wide); with alpha (the last band) the colour is the alpha-weighted mean, which is the
+ * premultiplied mean divided by the mean alpha. */
 static void
-halve_row(const VipsPel *top, const VipsPel *bottom, VipsPel *out, int width, int bands, int alpha)
+halve_row(const VipsPel *top, const VipsPel *bottom, VipsPel *out, int width, int bands, int pair, int alpha)
 {
     for (int x = 0; x < width; x++) {
-        const VipsPel *a = top + 2 * x * bands, *b = a + bands, *c = bottom + 2 * x * bands, *d = c + bands;
-        VipsPel *o = out + x * bands;
+        const VipsPel *a = top + (size_t) x * pair * 2, *b = a + pair;
+        const VipsPel *c = bottom + (size_t) x * pair * 2, *d = c + pair;
+        VipsPel *o = out + (size_t) x * bands;
         if (!alpha) {
             for (int k = 0; k < bands; k++) o[k] = (VipsPel) ((a[k] + b[k] + c[k] + d[k] + 2) >> 2);
             continue;
@@ -53,19 +55,22 @@ halve_row(const VipsPel *top, const VipsPel *bottom, VipsPel *out, int width, in
     }
 }
 
-/* The image at half its size, rounded down: each pixel the mean of a 2x2 block (alpha-weighted
- * when there is alpha), as a JPEG decoder shrinking on load averages its blocks. A ladder step
- * below the decoded ones is the step above it halved. 8-bit input; read in strips, so a
- * sequential decode streams through without being held whole; metadata carried over. */
+/* The image at half its size, rounded down but never below one pixel: each pixel the mean of a
+ * 2x2 block (alpha-weighted when there is alpha; a 2x1 or 1x2 block along a side one pixel
+ * long), as a JPEG decoder shrinking on load averages its blocks. A ladder step below the decoded
+ * ones is the step above it halved. 8-bit input; read in strips, so a sequential decode streams
+ * through without being held whole; metadata carried over. */
 int
 wc_halve(WCImage *in, WCImage **out)
 {
-    int width = vips_image_get_width(in) / 2, height = vips_image_get_height(in) / 2;
+    int in_width = vips_image_get_width(in), in_height = vips_image_get_height(in);
+    int width = VIPS_MAX(1, in_width / 2), height = VIPS_MAX(1, in_height / 2);
     int bands = vips_image_get_bands(in), alpha = vips_image_hasalpha(in);
-    if (width < 1 || height < 1 || vips_image_get_format(in) != VIPS_FORMAT_UCHAR) {
-        vips_error("halve", "%s", "needs an 8-bit image of at least 2x2 pixels");
+    if (vips_image_get_format(in) != VIPS_FORMAT_UCHAR) {
+        vips_error("halve", "%s", "needs an 8-bit image");
         return -1;
     }
+    int pair = in_width > 1 ? bands : 0, rows_per_row = in_height > 1 ? 2 : 1;
     VipsImage *image = vips_image_new_memory();
     if (vips_image_pipelinev(image, VIPS_DEMAND_STYLE_THINSTRIP, in, NULL)) {
         g_object_unref(image);
@@ -79,11 +84,12 @@ wc_halve(WCImage *in, WCImage **out)
     const int strip = 32; /* output rows per read */
     for (int y = 0; status == 0 && y < height; y += strip) {
         int rows = VIPS_MIN(strip, height - y);
-        VipsRect rect = { 0, 2 * y, 2 * width, 2 * rows };
+        VipsRect rect = { 0, rows_per_row * y, in_width > 1 ? 2 * width : 1, rows_per_row * rows };
         status = vips_region_prepare(region, &rect);
         for (int row = 0; status == 0 && row < rows; row++) {
-            halve_row(VIPS_REGION_ADDR(region, 0, 2 * (y + row)), VIPS_REGION_ADDR(region, 0, 2 * (y + row) + 1),
-                      line, width, bands, alpha);
+            int first = rows_per_row * (y + row);
+            halve_row(VIPS_REGION_ADDR(region, 0, first), VIPS_REGION_ADDR(region, 0, first + rows_per_row - 1),
+                      line, width, bands, pair, alpha);
             status = vips_image_write_line(image, y + row, line);
         }
     }

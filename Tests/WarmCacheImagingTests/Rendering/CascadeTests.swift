@@ -108,6 +108,29 @@ import WarmCache
         #expect(values[0] == 26)  // the mean of 20, 22, 30 and 32; the odd last column and row are dropped
     }
 
+    @Test func halvingASideOnePixelLongAveragesAlongTheOther() throws {
+        // A 5x1 strip: 0, 10, 20, 30, 40 halves to the means of pairs, 5 and 25 (rounded half up).
+        let strip = VipsImage(taking: try #require(wc_image_from_pixels([0, 10, 20, 30, 40], 5, 1, 1)))
+        let half = try strip.halved()
+        #expect(half.size == PixelSize(width: 2, height: 1))
+        var values = [Double](repeating: 0, count: 1)
+        _ = wc_getpoint(half.pointer, 1, 0, &values, 1)
+        #expect(values[0] == 25)
+        let column = VipsImage(taking: try #require(wc_image_from_pixels([0, 10, 20], 1, 3, 1)))
+        #expect(try column.halved().size == PixelSize(width: 1, height: 1))
+        let dot = VipsImage(taking: try #require(wc_image_from_pixels([7], 1, 1, 1)))
+        #expect(try dot.halved().size == PixelSize(width: 1, height: 1))
+    }
+
+    @Test func aStripOnePixelHighRendersDownItsLadder() throws {
+        // 4,000x3: a 100 px variant reads step 5 (125x1), halved through steps that are one pixel high.
+        let pixels = [UInt8](repeating: 128, count: 4_000 * 3 * 3)
+        let strip = VipsImage(taking: try #require(wc_image_from_pixels(pixels, 4_000, 3, 3)))
+        let source = try Fixtures.engine.open(try Fixtures.encode(strip, as: .png), name: "strip.png")
+        let rendered = try source.render([VariantSpec(width: 100, height: nil, format: .png)])
+        #expect(try Check.decoded(rendered[0]).size == PixelSize(width: 100, height: 1))
+    }
+
     @Test func halvingWeighsColourByAlpha() throws {
         // Three opaque red pixels and a transparent blue one: its colour must not bleed in.
         let pixels: [UInt8] = [255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255, 0, 0, 255, 0]
