@@ -79,6 +79,10 @@ wc_halve(WCImage *in, WCImage **out)
     image->Xsize = width;
     image->Ysize = height;
     VipsRegion *region = vips_region_new(in);
+    if (!region) {
+        g_object_unref(image);
+        return -1;
+    }
     VipsPel *line = g_malloc((size_t) width * bands);
     int status = vips_image_write_prepare(image);
     const int strip = 32; /* output rows per read */

@@ -28,9 +28,9 @@ public struct OpenedSource: Sendable {
     ///
     /// With the cascade (the default), the source is decoded at the steps of a ladder (its size
     /// halved again and again: a JPEG shrinks on load to the first that fits in 2,048 px, the
-    /// steps below are halved from it) and each variant is
-    /// resampled from the smallest step that covers it; specs that differ only in encoding share
-    /// their pixels. Variants come back in the order of `specs`.
+    /// steps below are halved from it) and each variant is resampled from the smallest step that
+    /// covers it; specs that differ only in encoding share their pixels. Variants come back in
+    /// the order of `specs`.
     ///
     /// Output is deterministic: a variant's bytes depend on the source, the configuration and its
     /// own spec only, never on the other specs of the call or on what runs concurrently.

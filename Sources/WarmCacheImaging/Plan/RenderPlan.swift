@@ -145,8 +145,8 @@ extension RenderPlan {
     /// The ladder of decodes of one source: step `k` is the source at 1/2^k (rounded down), made
     /// by the decoder for a JPEG's steps down to the first that fits in ``halvingSide``, by
     /// halving the step above (2x2 means, ``VipsImage/halved()``) for the rest: one decode and
-    /// cheap halvings serve every variant up to that size. Which steps a render uses depends on its recipes; what each step holds depends
-    /// on the source only.
+    /// cheap halvings serve every variant up to that size. Which steps a render uses depends on
+    /// its recipes; what each step holds depends on the source only.
     struct Ladder {
         let source: SourceImageInfo
         /// The steps decoded straight from the source; the others are halved from the one above.
