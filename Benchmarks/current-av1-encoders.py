@@ -110,6 +110,10 @@ def main():
     args = parser.parse_args()
     table = setups(args.chroma)
     names = args.setups.split(",") if args.setups else list(table)
+    unknown = [name for name in names if name not in table]
+    if unknown:
+        parser.error(f"unknown setup {', '.join(unknown)} for --chroma {args.chroma}; "
+                     f"use {', '.join(table)} (SVT-AV1 writes 4:2:0 only: add --chroma 420)")
     with tempfile.TemporaryDirectory() as folder:
         for photo in args.photos.split(","):
             for width in (int(w) for w in args.widths.split(",")):
