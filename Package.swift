@@ -1,9 +1,11 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 //
 // WarmCache: bake remote images into an offline, content-addressed bundle at build time.
 //
 //   WarmCache          runtime loader library apps link (Foundation + SQLite only)
 //   WarmCacheUpdates   over-the-air updates of a bundle from static files (adds swift-crypto, URLSession)
+//   WarmCacheUI        WarmImage (SwiftUI) and image-view extensions (UIKit, AppKit) on WarmCacheLoading
+//   WarmCacheLoading   the platform-neutral image loader: bundle, decoded-image cache, network fallback
 //   WarmCacheImaging   libvips engine: decode once, size, encode, placeholders
 //   WarmCacheBuilder   manifest, fetching, bundle writing, the warm pipeline
 //   warm-cache         the command-line front end (ArgumentParser)
@@ -30,6 +32,7 @@ let package = Package(
     products: [
         .library(name: "WarmCache", targets: ["WarmCache"]),
         .library(name: "WarmCacheUpdates", targets: ["WarmCacheUpdates"]),
+        .library(name: "WarmCacheUI", targets: ["WarmCacheUI"]),
         .library(name: "WarmCacheBuilder", targets: ["WarmCacheBuilder"]),
         .executable(name: "warm-cache", targets: ["warm-cache"]),
         .plugin(name: "WarmCachePlugin", targets: ["WarmCachePlugin"]),
@@ -106,6 +109,14 @@ let package = Package(
                          condition: .when(platforms: [.linux, .android, .windows, .wasi, .openbsd], traits: ["SwiftCrypto"])),
             ]
         ),
+
+        // The loader views use: which source answers (decoded cache, bundle, network), decoding at the
+        // view's size through a decoder the platform gives, coalescing and cancellation. No UI framework,
+        // so Linux tests it whole with a stand-in decoder.
+        .target(name: "WarmCacheLoading", dependencies: ["WarmCache"]),
+        // The thin Apple layer on the loader: ImageIO decoding, WarmImage (SwiftUI), UIImageView and
+        // NSImageView extensions. Behind `canImport`: on Linux it compiles to the re-exports alone.
+        .target(name: "WarmCacheUI", dependencies: ["WarmCache", "WarmCacheLoading"]),
 
         // MARK: Builder
         .target(
@@ -184,6 +195,8 @@ let package = Package(
             path: "Tests/WarmCacheTestSupport"
         ),
         .testTarget(name: "WarmCacheTests", dependencies: ["WarmCache"]),
+        .testTarget(name: "WarmCacheLoadingTests",
+                    dependencies: ["WarmCacheLoading", "WarmCacheUI", "WarmCacheTestSupport"]),
         .testTarget(name: "WarmCacheImagingTests", dependencies: ["WarmCacheImaging", "CVipsShim"]),
         .testTarget(
             name: "WarmCacheBuilderTests",
