@@ -59,7 +59,9 @@ expect "$logs/failure" "error: warm-cache failed (exit 1)"
 
 step "run: swift run ConsumerApp"
 swift run --scratch-path "$scratch" ConsumerApp < /dev/null 2>&1 | tee "$logs/run" || fail "ConsumerApp failed"
-expect "$logs/run" "ConsumerApp_ConsumerApp.resources/Resources/Images.warmcache"
+# SwiftPM's resource bundle: ConsumerApp_ConsumerApp.resources on Linux, .bundle on Apple platforms.
+grep -qE 'ConsumerApp_ConsumerApp\.(resources|bundle)/.*Images\.warmcache' "$logs/run" \
+    || fail "the app did not open Images.warmcache from its resource bundle (above)"
 expect "$logs/run" "asset://coffee: 200x200 webp"
 expect "$logs/run" "asset://chelsea: 200x200 webp"
 expect "$logs/run" "OK: every source has an image for 100x100@2x"

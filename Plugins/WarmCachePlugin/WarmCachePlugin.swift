@@ -149,8 +149,7 @@ enum ToolRun {
             } + [commit(of: folder)] }
             if stamp(source) != stamp(checkout) {
                 try? FileManager.default.removeItem(at: source)
-                try FileManager.default.copyItem(at: checkout, to: source)
-                try? FileManager.default.removeItem(at: source.appendingPathComponent(".build"))
+                try CheckoutCopy.copy(checkout, to: source)
             }
         } catch {
             Diagnostics.error("cannot copy \(checkout.path) into \(source.path) to build \(toolName): \(error.localizedDescription)")

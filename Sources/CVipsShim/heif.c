@@ -6,8 +6,12 @@
  * transfer curve (13), BT.601 coefficients (6, which libheif also converts with) and full range,
  * in an nclx colr box (or, where the source's ICC profile is kept, that profile). Otherwise the
  * settings are heifsave's: the quality, lossless, speed
- * 9 - effort, 4:4:4 chroma when subsampling is off (or left to the encoder at quality 90 and
- * over), 8 bits, alpha when the image has it, no metadata.
+ * 9 - effort, 4:4:4 chroma when subsampling is off (or, for AVIF, left to the encoder at quality 90
+ * and over), 8 bits, alpha when the image has it, no metadata.
+ *
+ * HEIC is 4:2:0 unless 4:4:4 is asked for by name: Apple's decoders, which are HEIC's audience,
+ * have drawn 4:4:4 HEIC of some sizes wrongly (libheif issue 661: fine at 64x64 and 128x128, garbled
+ * at others, in macOS's viewer), and Apple's own HEIC files are 4:2:0.
  */
 #include <libheif/heif.h>
 #include <string.h>
@@ -57,14 +61,15 @@ make_image(const uint8_t *pixels, int width, int height, int bands, struct heif_
 }
 
 static struct heif_error
-configure(struct heif_encoder *encoder, const WCSaveOptions *o)
+configure(struct heif_encoder *encoder, const WCSaveOptions *o, int is_hevc)
 {
     struct heif_error error = heif_encoder_set_lossy_quality(encoder, o->quality);
     if (!error.code) error = heif_encoder_set_lossless(encoder, o->lossless);
     if (error.code) return error;
     error = heif_encoder_set_parameter_integer(encoder, "speed", 9 - o->effort);
     if (error.code && error.subcode != heif_suberror_Unsupported_parameter) return error;
-    int full_chroma = o->subsample == WC_SUBSAMPLE_OFF || (o->subsample == WC_SUBSAMPLE_AUTO && o->quality >= 90);
+    int full_chroma = o->subsample == WC_SUBSAMPLE_OFF
+        || (o->subsample == WC_SUBSAMPLE_AUTO && o->quality >= 90 && !is_hevc);
     error = heif_encoder_set_parameter_string(encoder, "chroma", full_chroma ? "444" : "420");
     if (error.code && error.subcode != heif_suberror_Unsupported_parameter) return error;
     struct heif_error ok = { heif_error_Ok, heif_suberror_Unspecified, "" };
@@ -88,7 +93,7 @@ wc_save_heif(WCImage *in, const WCSaveOptions *o, int av1, void **data, size_t *
     HeifOutput output = { NULL, 0 };
     struct heif_error error = heif_context_get_encoder_for_format(
         context, av1 ? heif_compression_AV1 : heif_compression_HEVC, &encoder);
-    if (!error.code) error = configure(encoder, o);
+    if (!error.code) error = configure(encoder, o, !av1);
     if (!error.code) error = make_image(pixels, width, height, bands, &image);
     if (!error.code) {
         nclx->color_primaries = heif_color_primaries_ITU_R_BT_709_5;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <gmodule.h>
 #include <pthread.h>
+#include <string.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -31,6 +32,12 @@ silent_log(const gchar *domain, GLogLevelFlags level, const gchar *message, gpoi
  * faster (libvips' start: 14-17 ms -> ~1 ms) and never maps those libraries. Keep in step with
  * InputLoaders and the encoder table. */
 static const char *const used_modules[] = { "vips-heif", "vips-jxl" };
+enum { used_module_count = sizeof used_modules / sizeof used_modules[0] };
+/* For each used module: the file found for it (NULL: none in the folder) and whether it loaded, or
+ * why not (g_module_error's words). Written once, under module_lock, by wc_vips_load_modules. */
+static char *module_files[used_module_count];
+static char *module_errors[used_module_count];
+static int module_loaded[used_module_count];
 
 /* The folder of the modules of the libvips this process loaded (e.g.
  * /usr/lib/x86_64-linux-gnu/vips-modules-8.14), or NULL if there is none: then libvips was built
@@ -89,6 +96,30 @@ wc_vips_module_folder(void)
     return module_folder_in_use;
 }
 
+/* The file of module `name` in `folder`, as libvips itself would load it, or NULL (free with wc_free).
+ * libvips 8.15 and later load every file of the folder, whatever its suffix (Meson builds them as
+ * .so on Linux and .dylib on macOS); 8.14 loaded only names ending in glib's module suffix, which
+ * is "so" on every Unix, macOS too. So the module is any file named `<name>.<suffix>`, with no
+ * suffix assumed: glib's own is wrong for the .dylib files of libvips 8.15+ on macOS. */
+char *
+wc_vips_find_module(const char *folder, const char *name)
+{
+    GDir *dir = g_dir_open(folder, 0, NULL);
+    if (!dir)
+        return NULL;
+    char *prefix = g_strdup_printf("%s.", name);
+    char *found = NULL;
+    const char *entry;
+    while (!found && (entry = g_dir_read_name(dir))) {
+        const char *suffix = entry + strlen(prefix);
+        if (g_str_has_prefix(entry, prefix) && *suffix && !strchr(suffix, '.'))
+            found = g_build_filename(folder, entry, NULL);
+    }
+    g_free(prefix);
+    g_dir_close(dir);
+    return found;
+}
+
 int
 wc_vips_load_modules(void)
 {
@@ -97,17 +128,47 @@ wc_vips_load_modules(void)
     if (!modules_loaded && init_result == 0) {
         modules_loaded = 1;
         loaded_now = 1;
-        for (size_t i = 0; i < G_N_ELEMENTS(used_modules); i++) {
-            char *path = g_strdup_printf("%s/%s.%s", module_folder_in_use, used_modules[i], G_MODULE_SUFFIX);
+        for (int i = 0; i < used_module_count; i++) {
+            module_files[i] = wc_vips_find_module(module_folder_in_use, used_modules[i]);
+            if (!module_files[i])
+                continue;
             /* Opening runs the module's g_module_check_init, which registers its operations. */
-            GModule *module = g_file_test(path, G_FILE_TEST_EXISTS) ? g_module_open(path, G_MODULE_BIND_LAZY) : NULL;
-            if (module)
+            GModule *module = g_module_open(module_files[i], G_MODULE_BIND_LAZY);
+            if (module) {
                 g_module_make_resident(module);
-            g_free(path);
+                module_loaded[i] = 1;
+            } else {
+                module_errors[i] = g_strdup(g_module_error());
+            }
         }
     }
     pthread_mutex_unlock(&module_lock);
     return loaded_now;
+}
+
+int
+wc_vips_module_count(void)
+{
+    return used_module_count;
+}
+
+const char *
+wc_vips_module_name(int index)
+{
+    return index >= 0 && index < used_module_count ? used_modules[index] : NULL;
+}
+
+int
+wc_vips_module_status(int index, const char **file, const char **error)
+{
+    wc_vips_load_modules();
+    pthread_mutex_lock(&module_lock);
+    int valid = index >= 0 && index < used_module_count;
+    int loaded = valid && module_loaded[index];
+    *file = valid ? module_files[index] : NULL;
+    *error = valid ? module_errors[index] : NULL;
+    pthread_mutex_unlock(&module_lock);
+    return loaded;
 }
 
 int

@@ -11,12 +11,6 @@
 #include <immintrin.h>
 #pragma clang fp contract(off)
 
-int
-wc_cpu_wide(void)
-{
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
-
 #define WIDE __attribute__((target("avx2")))
 
 /* The XYB conversion, written once for both widths: V is the vector type, P its op prefix. */
@@ -220,7 +214,6 @@ wc_pool8(const float *referenceXYB, const float *referenceMean, const float *ref
 
 #else
 
-int wc_cpu_wide(void) { return 0; }
 void wc_xyb_convert8(const float *r, const float *g, const float *b, float *o, long p, long s, const float *m) {}
 void wc_gaussian_columns8(float *base, long v, const float *t, const float *b, int p, float *o, const float *c) {}
 void wc_gaussian_rows8(const float *a, const float *b, const float *c, int n, long r, long w, float *f0, float *f1,

@@ -38,8 +38,39 @@ package enum LibC {
         return UInt64(truncatingIfNeeded: status.st_dev)
     }
 
-    /// Whether this is an iPhone or iPad app running on a Mac (Apple silicon), where the system
-    /// reports the Mac's version and decodes as the Mac does. Never on Linux.
+    /// The system's version, in the numbering of ``AppPlatform/current``'s row of the format table.
+    ///
+    /// An iPhone or iPad app running on a Mac, and a Mac Catalyst app, are iOS apps on a Mac whose
+    /// reported version may be the Mac's (14 for macOS Sonoma, which decodes as iOS 17 does). There
+    /// the iOS version is read through availability checks, which the system answers in iOS's
+    /// numbering, at each version where the iOS row of ``FormatSupport`` changes.
+    package static var systemVersion: OSVersion {
+        #if os(iOS)
+        if isiOSAppOnMac || isMacCatalyst { return iOSVersionByAvailability }
+        #endif
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        return OSVersion(major: version.majorVersion, minor: version.minorVersion, patch: version.patchVersion)
+    }
+
+    #if os(iOS)
+    /// The iOS version an iOS app on a Mac runs as, to the precision of the format table's iOS row.
+    private static var iOSVersionByAvailability: OSVersion {
+        if #available(iOS 17, *) { return "17" }
+        if #available(iOS 16, *) { return "16" }
+        if #available(iOS 14, *) { return "14" }
+        return "11"
+    }
+
+    private static var isMacCatalyst: Bool {
+        #if targetEnvironment(macCatalyst)
+        true
+        #else
+        false
+        #endif
+    }
+    #endif
+
+    /// Whether this is an iPhone or iPad app running on a Mac (Apple silicon). Never on Linux.
     package static var isiOSAppOnMac: Bool {
         #if canImport(Darwin)
         if #available(iOS 14, tvOS 14, watchOS 7, macOS 11, *) { return ProcessInfo.processInfo.isiOSAppOnMac }

@@ -22,6 +22,11 @@ struct WarmCacheCommand: AsyncParsableCommand {
         if arguments.contains("--json") {
             Console.collectErrorsForJSON()
         }
+        // The version with what this libvips encodes and decodes: probed only when asked for.
+        if arguments == ["--version"] {
+            print(WarmCacheVersionText.report)
+            return
+        }
         if let problem = misspeltSubcommand(arguments) {
             Console.error(problem)
             Console.jsonFailure(status: ExitCode.validationFailure.rawValue, message: problem)

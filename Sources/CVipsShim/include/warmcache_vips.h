@@ -36,6 +36,16 @@ const char *wc_vips_module_folder(void);
 int wc_vips_load_modules(void);
 /** Whether the modules are loaded (or libvips loaded its own). */
 int wc_vips_modules_loaded(void);
+/** How many modules the shim loads itself (HEIF, JPEG XL), and the name of each (`vips-heif`). */
+int wc_vips_module_count(void);
+const char *wc_vips_module_name(int index);
+/** Loads the modules if needed, then says of module `index` whether it loaded (1), the file found
+ *  for it in wc_vips_module_folder() (NULL: none there) and, if opening it failed, why. Meaningless
+ *  when wc_vips_module_folder() is NULL (libvips loaded its own). */
+int wc_vips_module_status(int index, const char **file, const char **error);
+/** The file libvips would load for module `name` (`vips-heif`) from `folder`: `<name>.<suffix>` with
+ *  any suffix (`.so` on Linux, `.dylib` from libvips 8.15 on macOS); NULL if none. Free with wc_free. */
+char *wc_vips_find_module(const char *folder, const char *name);
 /** Threads per libvips pipeline and operation-cache limits (process-wide settings). */
 void wc_vips_configure(int threads_per_image, int cache_max_operations, size_t cache_max_bytes,
                        int cache_max_files);

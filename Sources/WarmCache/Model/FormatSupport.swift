@@ -21,11 +21,12 @@ public enum AppPlatform: String, CaseIterable, Sendable, Hashable, Comparable {
     }
 
     /// The platform this code runs on, or `nil` where the system decodes no images for apps
-    /// (Linux, Windows).
+    /// (Linux, Windows). An iPhone or iPad app running on a Mac, and a Mac Catalyst app, are iOS
+    /// apps: their formats come from the iOS row, at the iOS version their Mac matches.
     public static var current: AppPlatform? {
-        #if os(iOS) && !targetEnvironment(macCatalyst)
+        #if os(iOS)
         .ios
-        #elseif os(macOS) || targetEnvironment(macCatalyst)
+        #elseif os(macOS)
         .macos
         #elseif os(tvOS)
         .tvos
@@ -79,13 +80,8 @@ extension ImageFormat {
     /// by default, so a bundle baked for `platforms: { ios: "16.0" }` with `formats: [smallest]`
     /// is found without listing formats. Where the system decodes no images (Linux), every format.
     public static let decodedHere: [ImageFormat] = {
-        guard var platform = AppPlatform.current else { return FormatSupport.preference }
-        // An iPhone or iPad app running on a Mac gets the Mac's version, and its decoders.
-        if LibC.isiOSAppOnMac { platform = .macos }
-        let version = ProcessInfo.processInfo.operatingSystemVersion
-        return FormatSupport.decodedFormats(
-            on: platform, version: OSVersion(major: version.majorVersion, minor: version.minorVersion,
-                                             patch: version.patchVersion))
+        guard let platform = AppPlatform.current else { return FormatSupport.preference }
+        return FormatSupport.decodedFormats(on: platform, version: LibC.systemVersion)
     }()
 }
 

@@ -160,12 +160,12 @@ public struct WarmPipeline: Sendable {
         let list = missing.sorted { $0.key.rawValue < $1.key.rawValue }.map { format, presets in
             "\(format.rawValue) (presets: \(presets.sorted().joined(separator: ", ")))"
         }
+        let advice = missing.keys.sorted().compactMap(ImagingRuntime.missingFormatAdvice)
         throw WarmError(.engine, "this libvips (\(ImagingEngine.libvipsVersion)) cannot encode "
             + list.joined(separator: "; ") + ". It can encode: "
-            + available.map(\.rawValue).sorted().joined(separator: ", ")
-            + ". Install libvips with those encoders (Debian: libvips-dev brings libheif and libjxl; AVIF is "
-            + "written by libavif, which needs its libaom encoder), "
-            + "or remove the formats from the manifest.")
+            + available.map(\.rawValue).sorted().joined(separator: ", ") + ". "
+            + (advice.isEmpty ? "Install libvips with those encoders" : advice.joined(separator: ". "))
+            + "; or remove the formats from the manifest.")
     }
 
     /// What became of one source, and what it still owes: the record of its original and its

@@ -1,6 +1,7 @@
 import CVipsShim
 import Foundation
 import Testing
+import WarmCache
 @testable import WarmCacheImaging
 
 /// The process-wide libvips state: started once, settings by name, vector paths off where
@@ -54,13 +55,44 @@ import Testing
         for loader in ["magickload", "magickload_buffer", "pdfload", "openslideload"] {
             #expect(wc_vips_has_operation(loader) == 0, "\(loader) is loaded")
         }
-        let present = { (module: String) in FileManager.default.fileExists(atPath: "\(folder)/\(module).so") }
-        #expect(present("vips-heif") && present("vips-jxl"), "the test expects both modules in \(folder)")
+        let modules = ImagingRuntime.modules
+        #expect(modules.map(\.name) == ["vips-heif", "vips-jxl"])
+        #expect(modules.allSatisfy { $0.loaded && $0.file?.hasPrefix(folder) == true }, "\(modules)")
         #expect(ImagingEngine.canEncode(.avif) && ImagingEngine.canEncode(.heic) && ImagingEngine.canEncode(.jxl))
         #expect(wc_vips_modules_loaded() != 0)
         #expect(wc_vips_has_operation("heifload_buffer") != 0 && wc_vips_has_operation("jxlload_buffer") != 0)
         // The process's environment is as it was (libvips was pointed away from the folder for its start).
         #expect(ProcessInfo.processInfo.environment["VIPSHOME"].map { !$0.hasPrefix(folder) } ?? true)
+    }
+
+    /// A module is found by its name with whatever suffix its build gave it: `.so` on Linux (and
+    /// libvips 8.14 everywhere), `.dylib` from libvips 8.15 on macOS. glib's module suffix is "so"
+    /// on macOS too, so a path built from it would miss Homebrew's modules.
+    @Test func modulesAreFoundWithTheSuffixTheirBuildGaveThem() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("modules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for name in ["vips-heif.dylib", "vips-heifx.so", "vips-jxl.so.debug", "vips-magick.so"] {
+            FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: Data())
+        }
+        let find = { (module: String) -> String? in
+            guard let found = wc_vips_find_module(folder.path, module) else { return nil }
+            defer { wc_free(found) }
+            return String(cString: found)
+        }
+        #expect(find("vips-heif") == folder.appendingPathComponent("vips-heif.dylib").path)
+        #expect(find("vips-jxl") == nil)
+        #expect(find("vips-poppler") == nil)
+    }
+
+    /// What `warm-cache --version` reports comes from here: every format the modules serve is
+    /// encoded and decoded on this machine, and a missing one's advice names its module and folder.
+    @Test func decodersAndAdviceNameTheModules() throws {
+        _ = Fixtures.engine
+        #expect(ImagingEngine.decodableFormats() == Set(ImageFormat.allCases))
+        let advice = try #require(ImagingRuntime.missingFormatAdvice(.avif))
+        #expect(advice.contains("vips-heif") && advice.contains("brew install vips"))
+        #expect(ImagingRuntime.missingFormatAdvice(.jpeg) == nil)
     }
 
     @Test func startingAgainWithOtherSettingsIsRefusedByName() throws {
