@@ -171,7 +171,7 @@ let package = Package(
             )
         ),
 
-        // MARK: Benchmarks (run with `swift run -c release warm-cache-bench`; README.md#performance lists them and their figures)
+        // MARK: Benchmarks (run with `swift run -c release warm-cache-bench`; README.md#figures lists them and their figures)
         .executableTarget(
             name: "warm-cache-bench",
             dependencies: [

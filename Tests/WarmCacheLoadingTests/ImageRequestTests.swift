@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WarmCache
 import WarmCacheLoading
 
 @Suite struct ImageRequestTests {

@@ -31,7 +31,7 @@ import WarmCacheImaging
         }
     }
 
-    /// The figures in the README: on 100,000 identifiers, 4 shards stay within 1.3 % of the mean
+    /// The figures in docs/ci.md: on 100,000 identifiers, 4 shards stay within 1.3 % of the mean
     /// and 16 within 2.1 %.
     @Test func shardsOf100000IdentifiersAreBalanced() {
         let sources = Self.identifiers(100_000)

@@ -8,8 +8,13 @@ import WarmCache
 /// libjpeg-turbo). Homebrew's libvips links mozjpeg, whose files differ from libjpeg-turbo's: there
 /// the searches go through libvips instead, and the comparisons below do not apply.
 @Suite(.serialized) struct JPEGTrialsTests {
-    /// Whether the shim's libjpeg and the one libvips links write the same files here.
-    static let oneLibjpeg = JPEGTrials.agreesWithLibvips(settings(chroma: nil, quality: 80))
+    /// Whether the shim's libjpeg and the one libvips links write the same files here. Asked when
+    /// the tests are planned, so it starts the imaging runtime first, as the engine would (libvips
+    /// used before that starts itself, with every module it finds).
+    static let oneLibjpeg: Bool = {
+        _ = Fixtures.engine
+        return JPEGTrials.agreesWithLibvips(settings(chroma: nil, quality: 80))
+    }()
 
     static func settings(chroma: Bool?, progressive: Bool = false, quality: Int) -> EncoderSettings {
         var spec = VariantSpec(width: 100, height: nil, format: .jpeg, qualityTarget: 80)
