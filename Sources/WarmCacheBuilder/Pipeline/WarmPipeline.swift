@@ -144,24 +144,31 @@ public struct WarmPipeline: Sendable {
     /// Fails before any work if the manifest asks for a format this libvips cannot encode,
     /// rather than failing every source mid-run.
     func checkEncoders() throws(WarmError) {
+        if let error = Self.missingEncoders(plan, canEncode: ImagingEngine.canEncode) { throw error }
+    }
+
+    /// The error for the formats `plan` asks for that `canEncode` refuses, each probed once: which
+    /// presets ask for them, what this libvips encodes instead, and for a format a libvips module
+    /// serves, which module, where it was looked for and how to install it. `nil` when all encode.
+    static func missingEncoders(_ plan: WarmPlan, canEncode: (ImageFormat) -> Bool) -> WarmError? {
         var missing: [ImageFormat: Set<String>] = [:]
         var encodable: [ImageFormat: Bool] = [:]  // each format probed once, not once per variant
         for source in plan.sources {
             for variant in source.variants {
                 for format in variant.request.format.candidates {
-                    if encodable[format] == nil { encodable[format] = ImagingEngine.canEncode(format) }
+                    if encodable[format] == nil { encodable[format] = canEncode(format) }
                     guard encodable[format] == false else { continue }
                     missing[format, default: []].insert(variant.preset)
                 }
             }
         }
-        guard !missing.isEmpty else { return }
-        let available = ImagingEngine.availableFormats()
+        guard !missing.isEmpty else { return nil }
+        let available = ImageFormat.allCases.filter { encodable[$0] ?? canEncode($0) }
         let list = missing.sorted { $0.key.rawValue < $1.key.rawValue }.map { format, presets in
             "\(format.rawValue) (presets: \(presets.sorted().joined(separator: ", ")))"
         }
         let advice = missing.keys.sorted().compactMap(ImagingRuntime.missingFormatAdvice)
-        throw WarmError(.engine, "this libvips (\(ImagingEngine.libvipsVersion)) cannot encode "
+        return WarmError(.engine, "this libvips (\(ImagingEngine.libvipsVersion)) cannot encode "
             + list.joined(separator: "; ") + ". It can encode: "
             + available.map(\.rawValue).sorted().joined(separator: ", ") + ". "
             + (advice.isEmpty ? "Install libvips with those encoders" : advice.joined(separator: ". "))
