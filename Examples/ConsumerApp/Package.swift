@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 //
 // A small app that uses WarmCache the way a real one does: `swift package warm-cache` bakes the
 // images of warm-cache.yml into Sources/ConsumerApp/Resources/Images.warmcache, and the app opens
