@@ -4,6 +4,7 @@
 import CoreGraphics
 import Foundation
 import ImageIO
+import WarmCache
 import WarmCacheLoading
 
 /// Decodes images with ImageIO, the system's decoders, straight to the size a view shows.

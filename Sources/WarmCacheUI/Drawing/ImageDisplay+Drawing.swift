@@ -12,14 +12,6 @@ extension ImageDisplay {
         return false
     }
 
-    /// Whether it stands in for an image: nothing yet, or the baked placeholder.
-    package var standsInForImage: Bool {
-        switch self {
-        case .empty, .placeholder: return true
-        default: return false
-        }
-    }
-
     /// Whether it came after the first frame (an image that was not in memory, or a failure): a
     /// change the views animate (a fade, or a SwiftUI transaction).
     package var animatesIn: Bool {

@@ -2,6 +2,7 @@
 // and by the GitHub workflow's Apple builds, not by this repository's Linux CI (which does not
 // compile this file).
 #if canImport(ObjectiveC) && canImport(QuartzCore) && (os(iOS) || os(tvOS) || os(visionOS) || os(macOS))
+import Foundation
 import ObjectiveC
 import QuartzCore
 import WarmCacheLoading
@@ -39,9 +40,9 @@ final class ImageViewLoading {
     /// The view's loading state for `loader`, made (and attached to the view) on first use. A view
     /// given another loader drops the old state, cancelling its request.
     static func attached(to view: NSObject, loader: ImageLoader) -> ImageViewLoading {
-        let existing = existing(on: view)
-        if let existing, existing.loader === loader { return existing }
-        existing?.cancel()
+        let current = existing(on: view)
+        if let current, current.loader === loader { return current }
+        current?.cancel()
         let made = ImageViewLoading(loader: loader)
         objc_setAssociatedObject(view, &loadingKey, made, .OBJC_ASSOCIATION_RETAIN_NONATOMIC)
         return made
@@ -72,7 +73,8 @@ final class ImageViewLoading {
 
     private func deliver(_ display: ImageDisplay) {
         guard let show else { return }
-        if display.standsInForImage, let url = request?.url, url == shownImageURL { return }
+        // A new size for the URL on screen: its image stays until the new one replaces it.
+        if !display.showsImage, let url = request?.url, url == shownImageURL { return }
         shownImageURL = display.showsImage ? request?.url : nil
         show(display, request?.scale ?? 1, !isStarting && display.animatesIn)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import WarmCache
 import WarmCacheLoading
 
 // Platform-neutral (compiled on Linux too): the one place where a view's size in points becomes the

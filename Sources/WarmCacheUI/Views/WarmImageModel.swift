@@ -2,7 +2,9 @@
 // workflow's Apple builds, not by this repository's Linux CI (which does not compile this file).
 #if canImport(SwiftUI) && canImport(Combine)
 import Combine
+import CoreGraphics
 import SwiftUI
+import WarmCache
 import WarmCacheLoading
 
 /// One `WarmImage`'s state: the ``ImageSlot`` that loads for it and what it shows.
@@ -45,10 +47,10 @@ final class WarmImageModel: ObservableObject {
     /// change the view within `transaction`.
     func start(_ request: ImageRequest?, loader: ImageLoader, transaction: Transaction) {
         self.transaction = transaction
-        let slot = slot(for: loader)
+        let current = slot(for: loader)
         loading = request
         isStarting = true
-        slot.load(request)
+        current.load(request)
         isStarting = false
     }
 
@@ -72,16 +74,16 @@ final class WarmImageModel: ObservableObject {
     private func slot(for loader: ImageLoader) -> ImageSlot {
         if let slot, slotLoader === loader { return slot }
         slot?.cancel()
-        let slot = ImageSlot(loader: loader)
-        slot.onDisplay = { [weak self] display in self?.receive(display) }
-        self.slot = slot
+        let made = ImageSlot(loader: loader)
+        made.onDisplay = { [weak self] display in self?.receive(display) }
+        slot = made
         slotLoader = loader
-        return slot
+        return made
     }
 
     private func receive(_ display: ImageDisplay) {
         let request = loading
-        if display.standsInForImage, keepsShownImage(for: request) {
+        if !display.showsImage, keepsShownImage(for: request) {
             shown.request = request
             return
         }
@@ -94,7 +96,8 @@ final class WarmImageModel: ObservableObject {
     }
 
     /// Whether the shown image stays for `request`: same URL (only the size changed) and an image
-    /// already on screen, better than any placeholder until the new size's image arrives.
+    /// already on screen, better than any placeholder (or a failure) until the new size's image
+    /// arrives.
     private func keepsShownImage(for request: ImageRequest?) -> Bool {
         guard let request, shown.display.showsImage else { return false }
         return shown.request?.url == request.url
