@@ -69,12 +69,20 @@ import WarmCacheUI
         #expect(Pixels.color(in: shown, x: shown.width / 2, y: shown.height / 2).isClose(to: purple))
     }
 
-    @Test func imageViewGivenAnotherURLDropsThePreviousImageAtOnce() throws {
+    @Test func imageViewGivenAnotherURLDropsThePreviousImageAtOnce() async throws {
         let loader = fixture.loader()
+        // In memory at both scales a Mac's screen has, so the view shows the image itself at once.
+        for scale in [1.0, 2.0] {
+            _ = try await loader.image(for: ImageRequest(url: SplitFixture.url, size: SplitFixture.request.size,
+                                                         scale: scale))
+        }
         let imageView = NSImageView(frame: NSRect(x: 0, y: 0, width: 64, height: 32))
         imageView.setWarmImage(url: SplitFixture.url, loader: loader)
-        imageView.setWarmImage(url: URL(string: "https://fixtures.warmcache.invalid/missing.png"), loader: loader)
+        let shown = try #require(imageView.image?.cgImage(forProposedRect: nil, context: nil, hints: nil))
+        #expect(Pixels.color(in: shown, x: shown.width / 4, y: shown.height / 2).isClose(to: Pixels.red))
 
+        // Reused for a row whose image is not baked: the previous row's image goes at once.
+        imageView.setWarmImage(url: URL(string: "https://fixtures.warmcache.invalid/missing.png"), loader: loader)
         #expect(imageView.image == nil)
     }
 
