@@ -1,5 +1,4 @@
-// ImageIO decoding at a view's size: macOS only, run by the GitHub workflow's macOS job. On Linux
-// this target has no tests.
+// ImageIO decoding at a view's size: macOS only, run by the GitHub workflow's macOS job.
 #if os(macOS) && canImport(ImageIO)
 import Foundation
 import Testing
