@@ -11,13 +11,29 @@ package enum PlaceholderDrawing {
     /// thread for a view's first frame: 32 × 32 is about a millisecond.
     package static let longestSide = 32
 
+    /// How many drawn placeholders are kept (4 KB each at 32 × 32): a few screens of cells, so
+    /// that scrolling back, or a view drawn again, does not decode them again.
+    package static let keptCount = 128
+
     /// The placeholder drawn from the best thing it holds (ThumbHash, else BlurHash, else the
     /// average colour), in the image's aspect ratio when the ThumbHash gives it; `nil` when it
-    /// holds nothing.
+    /// holds nothing. The last ``keptCount`` drawn are kept.
+    @MainActor
     package static func cgImage(for placeholder: ImagePlaceholder) -> CGImage? {
+        if let kept = drawn[placeholder] { return kept }
         let (width, height) = pixelSize(aspectRatio: placeholder.aspectRatio)
-        return placeholder.pixels(width: width, height: height)?.cgImage()
+        guard let image = placeholder.pixels(width: width, height: height)?.cgImage() else { return nil }
+        if drawnOrder.count >= keptCount {
+            drawn[drawnOrder.removeFirst()] = nil
+        }
+        drawn[placeholder] = image
+        drawnOrder.append(placeholder)
+        return image
     }
+
+    @MainActor private static var drawn: [ImagePlaceholder: CGImage] = [:]
+    /// The keys of `drawn`, oldest first.
+    @MainActor private static var drawnOrder: [ImagePlaceholder] = []
 
     /// What a view shows while nothing is known: a faint grey, as `AsyncImage` shows.
     @MainActor package static let empty: CGImage? = PlaceholderPixels(

@@ -80,7 +80,7 @@ public struct WarmImage<Content: View>: View {
     @ViewBuilder
     private func layers(for shown: WarmImageModel.Shown, size: CGSize) -> some View {
         let phase = currentPhase(of: shown)
-        let baked = shown.display.bakedPlaceholder.flatMap { model.placeholderImage($0) }.map {
+        let baked = shown.display.bakedPlaceholder.flatMap { PlaceholderDrawing.cgImage(for: $0) }.map {
             Image(decorative: $0, scale: 1)
         }
         ZStack {

@@ -2,9 +2,7 @@
 // workflow's Apple builds, not by this repository's Linux CI (which does not compile this file).
 #if canImport(SwiftUI) && canImport(Combine)
 import Combine
-import CoreGraphics
 import SwiftUI
-import WarmCache
 import WarmCacheLoading
 
 /// One `WarmImage`'s state: the ``ImageSlot`` that loads for it and what it shows.
@@ -26,7 +24,6 @@ final class WarmImageModel: ObservableObject {
     private var transaction = Transaction()
     /// Whether `load` is running: the displays it reports are the first frame, never animated.
     private var isStarting = false
-    private var drawnPlaceholder: (placeholder: ImagePlaceholder, image: CGImage)?
 
     /// What to draw for `request` now. Once the view's task has started it, what the slot shows;
     /// before (the view's first frame), the decoded image if in memory, else the baked placeholder,
@@ -60,15 +57,6 @@ final class WarmImageModel: ObservableObject {
         guard let slot, loading == request, request != nil else { return }
         loading = nil
         slot.load(nil)
-    }
-
-    /// The baked placeholder drawn small; the last one is kept, so a view drawn again does not
-    /// decode it again.
-    func placeholderImage(_ placeholder: ImagePlaceholder) -> CGImage? {
-        if let drawnPlaceholder, drawnPlaceholder.placeholder == placeholder { return drawnPlaceholder.image }
-        guard let image = PlaceholderDrawing.cgImage(for: placeholder) else { return nil }
-        drawnPlaceholder = (placeholder, image)
-        return image
     }
 
     private func slot(for loader: ImageLoader) -> ImageSlot {
