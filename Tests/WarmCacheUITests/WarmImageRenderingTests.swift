@@ -1,5 +1,5 @@
-// WarmImage drawn by SwiftUI's ImageRenderer, and the image views and decoder it builds on: macOS
-// only, run by the GitHub workflow's macOS job (`swift test`). On Linux only ViewSizingTests runs.
+// WarmImage drawn by SwiftUI's ImageRenderer, and NSImageView's setWarmImage(url:): macOS only,
+// run by the GitHub workflow's macOS job (`swift test`). On Linux only ViewSizingTests runs.
 //
 // The fixture bundle (Fixtures/Split.warmcache, baked from Fixtures/warm-cache.yml) holds one 64x32
 // image, red on its left half and blue on its right, whose placeholder is its average colour: a

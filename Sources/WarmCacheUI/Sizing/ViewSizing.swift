@@ -1,9 +1,8 @@
+// Platform-neutral (compiled and tested on Linux too): the one place where a view's size in points
+// becomes the loader's request, for WarmImage and the image-view extensions alike.
 import Foundation
 import WarmCache
 import WarmCacheLoading
-
-// Platform-neutral (compiled on Linux too): the one place where a view's size in points becomes the
-// loader's request, for WarmImage and the image-view extensions alike.
 
 /// Turns what layout gives (a size in points, a screen scale) into an ``ImageRequest``.
 package enum ViewSizing {
