@@ -197,8 +197,10 @@ let package = Package(
         .testTarget(name: "WarmCacheTests", dependencies: ["WarmCache"]),
         .testTarget(name: "WarmCacheLoadingTests",
                     dependencies: ["WarmCacheLoading", "WarmCacheTestSupport"]),
-        // WarmImage rendered with ImageRenderer: macOS only (the GitHub workflow); empty on Linux.
-        .testTarget(name: "WarmCacheUITests", dependencies: ["WarmCacheUI"]),
+        // The views' sizing everywhere; WarmImage rendered with ImageRenderer, the image views and the
+        // ImageIO decoder on macOS only (the GitHub workflow). Fixtures/ holds a tiny baked bundle
+        // the tests find by #filePath.
+        .testTarget(name: "WarmCacheUITests", dependencies: ["WarmCacheUI"], exclude: ["Fixtures"]),
         .testTarget(name: "WarmCacheImagingTests", dependencies: ["WarmCacheImaging", "CVipsShim"]),
         .testTarget(
             name: "WarmCacheBuilderTests",
