@@ -48,9 +48,11 @@ extension NSImageView {
             let points = NSSize(width: CGFloat(cgImage.width) / imageScale, height: CGFloat(cgImage.height) / imageScale)
             shown = NSImage(cgImage: cgImage, size: points)
         } else {
-            // Zero size: the image's own size in pixels, stretched by `imageScaling` anyway.
+            // The placeholder is a few pixels drawn to stand for the whole image: sized to the view,
+            // since NSImageView's default scaling (proportionally down) would never enlarge it.
+            let size = bounds.size
             shown = display.bakedPlaceholder.flatMap { PlaceholderDrawing.cgImage(for: $0) }
-                .map { NSImage(cgImage: $0, size: .zero) }
+                .map { NSImage(cgImage: $0, size: size.width > 0 && size.height > 0 ? size : .zero) }
         }
         if fades { ImageViewLoading.fade(layer) }
         image = shown

@@ -70,12 +70,13 @@ final class WarmImageModel: ObservableObject {
     }
 
     private func receive(_ display: ImageDisplay) {
-        let request = loading
+        // A view whose task ended keeps what it shows: it is leaving, or a new task follows.
+        guard let request = loading else { return }
         if !display.showsImage, keepsShownImage(for: request) {
             shown.request = request
             return
         }
-        let next = Shown(request: request, display: display, imageScale: request?.scale ?? 1)
+        let next = Shown(request: request, display: display, imageScale: request.scale)
         if !isStarting, display.animatesIn, !shown.display.showsImage {
             withTransaction(transaction) { shown = next }
         } else {
