@@ -7,7 +7,7 @@ import WarmCacheBuilder
 /// ```json
 /// { "error": "/app/warm-cache.yml: 2 problems; nothing was done",
 ///   "problems": [ { "file": "/app/warm-cache.yml", "line": 4, "column": 7,
-///                   "message": "unknown key 'presetz' (did you mean 'presets'?)" } ] }
+///                   "message": "unknown key 'presetz' in an image entry (did you mean 'presets'?)" } ] }
 /// ```
 struct ErrorJSON: Encodable {
     var error: String
