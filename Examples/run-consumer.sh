@@ -39,7 +39,7 @@ rm -rf "$bundle"
 step "bake: ${plugin[*]}"
 t=$SECONDS
 "${plugin[@]}" < /dev/null 2>&1 | tee "$logs/warm" || fail "the plugin's warm run failed"
-expect "$logs/warm" "Wrote $bundle"
+expect "$logs/warm" "Created $bundle"
 expect "$logs/warm" "2 ok, 0 failed"
 [ -f "$bundle/index.sqlite" ] || fail "the plugin did not write $bundle"
 echo "(bake: $((SECONDS - t)) s)"

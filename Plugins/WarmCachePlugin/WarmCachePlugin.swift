@@ -20,8 +20,35 @@ struct WarmCachePlugin: CommandPlugin {
             targetDirectory: { name in sourceTargets.first { $0.name == name }?.directory },
             targetNames: sourceTargets.map(\.name))
         guard let invocation = ToolRun.invocation(arguments, environment) else { return }
+        // Without the Builder trait the tool's packages are not in the graph: one line, no build.
+        if let tool = Self.toolTarget(in: package),
+           BuilderTrait.isOff(toolDependencies: tool.dependencies.map(Self.name)) {
+            Diagnostics.error(BuilderTrait.advice)
+            return
+        }
         guard let tool = buildTool() else { return }
         ToolRun.run(tool, invocation, in: package.directoryURL)
+    }
+
+    /// The `warm-cache` target in the package or its dependencies, as the graph resolved it.
+    private static func toolTarget(in root: Package) -> Target? {
+        var queue = [root]
+        var seen = Set<String>()
+        while !queue.isEmpty {
+            let package = queue.removeFirst()
+            guard seen.insert(package.id).inserted else { continue }
+            if let target = package.targets.first(where: { $0.name == ToolRun.toolName }) { return target }
+            queue += package.dependencies.map(\.package)
+        }
+        return nil
+    }
+
+    private static func name(_ dependency: TargetDependency) -> String {
+        switch dependency {
+        case .target(let target): target.name
+        case .product(let product): product.name
+        @unknown default: ""
+        }
     }
 
     /// Builds the `warm-cache` product (incremental, in the package's own build folder, shared
@@ -38,7 +65,8 @@ struct WarmCachePlugin: CommandPlugin {
             return nil
         }
         guard result.succeeded else {
-            Diagnostics.error("building \(ToolRun.toolName) failed; the compiler's errors are printed above")
+            Diagnostics.error(BuilderTrait.explainsFailure(result.logText) ? BuilderTrait.advice
+                : "building \(ToolRun.toolName) failed; the compiler's errors are printed above")
             return nil
         }
         let executable = result.builtArtifacts.first {

@@ -7,13 +7,7 @@ import WarmCache
 enum ContactSheetOutput {
     /// Refuses, before any work, a page path that cannot be a file.
     static func validate(_ path: String?) throws {
-        guard let path else { return }
-        var isDirectory: ObjCBool = false
-        if path.isEmpty || path.hasSuffix("/")
-            || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue) {
-            let folder = path.isEmpty ? "." : String(path.reversed().drop { $0 == "/" }.reversed())
-            throw ValidationError("--html '\(path)' is a folder; name the page's file, e.g. \(folder)/contact-sheet.html")
-        }
+        try OutputPaths.validateFileName(path, option: "--html", example: "contact-sheet.html")
     }
 
     static func write(_ sheet: ContactSheet, to path: String, quiet: Bool) throws {

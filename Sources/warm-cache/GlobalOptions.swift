@@ -4,7 +4,14 @@ import Logging
 import WarmCache
 import WarmCacheBuilder
 
-/// `--quiet` and `--verbose`, shared by every subcommand.
+/// `--quiet`, for the commands that print a summary but log nothing (`plan`, `merge`, `verify`,
+/// `pull`, `sign`): they offer no `--verbose`, which would change nothing there.
+struct QuietOption: ParsableArguments {
+    @Flag(name: .shortAndLong, help: "Print errors only (no summary).")
+    var quiet = false
+}
+
+/// `--quiet` and `--verbose`, for `warm`, whose run logs its source and request decisions.
 struct LoggingOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Print errors only (no progress, no summary).")
     var quiet = false
@@ -36,6 +43,8 @@ enum Console {
     private struct JSONErrors {
         var enabled = false
         var lines: [String] = []
+        /// An invalid manifest's errors, each on its own (the error object's `problems`).
+        var problems: [ErrorJSON.Problem] = []
         var printed = false
     }
 
@@ -46,10 +55,11 @@ enum Console {
         jsonErrors.withLock { $0.lines.append(message) }
     }
 
-    /// Lines of an error already formatted (a manifest's `file:line:column: error: …` list).
-    static func errorLines(_ text: String) {
-        FileHandle.standardError.write(Data("\(text)\n".utf8))
-        jsonErrors.withLock { $0.lines += text.split(separator: "\n").map(String.init) }
+    /// An invalid manifest's diagnostics, one compiler-style line each (errors with their notes);
+    /// with `--json`, the error object lists them under `problems`.
+    static func manifestErrors(_ error: ManifestError) {
+        FileHandle.standardError.write(Data("\(error.description)\n".utf8))
+        jsonErrors.withLock { $0.problems += ErrorJSON.Problem.list(error) }
     }
 
     /// Called first when the command line asks for JSON.
@@ -60,13 +70,14 @@ enum Console {
     /// A command that asked for JSON failed (exit `status`): prints its `{"error": …}` object,
     /// made of the errors it said (else `message`), unless it printed JSON already.
     static func jsonFailure(status: Int32, message: String) {
-        let lines = jsonErrors.withLock { state -> [String]? in
+        let said = jsonErrors.withLock { state -> (lines: [String], problems: [ErrorJSON.Problem])? in
             guard state.enabled, !state.printed, status != 0 else { return nil }
-            return state.lines
+            return (state.lines, state.problems)
         }
-        guard let lines else { return }
-        let text = lines.isEmpty ? message : lines.joined(separator: "; ")
-        try? json(["error": text.isEmpty ? "failed (exit \(status))" : text])
+        guard let said else { return }
+        let text = said.lines.isEmpty ? message : said.lines.joined(separator: "; ")
+        try? json(ErrorJSON(error: text.isEmpty ? "failed (exit \(status))" : text,
+                            problems: said.problems.isEmpty ? nil : said.problems))
     }
 
     static func warning(_ message: String) {

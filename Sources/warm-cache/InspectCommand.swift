@@ -70,7 +70,7 @@ struct InspectCommand: ParsableCommand {
             Console.line("  \(title):")
             for group in groups {
                 Console.line("    \(group.name.padding(toLength: 28, withPad: " ", startingAt: 0)) "
-                    + "\(String(group.variants).leftPadded(5)) variants \(String(group.files).leftPadded(5)) files  "
+                    + "\(Self.column(group.variants, "variant")) \(Self.column(group.files, "file")) "
                     + "\(Console.bytes(group.bytes).leftPadded(9))")
             }
         }
@@ -118,6 +118,14 @@ extension InspectCommand {
               let score = variant.qualityScore else { return "" }
         let reached = score >= Double(target) ? "reached" : "only reached"
         return "  (quality \(quality) \(reached) \(String(format: "%.1f", score)) of target \(target))"
+    }
+}
+
+extension InspectCommand {
+    /// `    1 variant ` or `   12 variants`: a count right-aligned in 5 and its noun, padded to the
+    /// plural's width so the columns stay aligned.
+    static func column(_ count: Int, _ noun: String) -> String {
+        String(count).leftPadded(5) + " " + CountText.noun(noun, count: count).padding(toLength: noun.count + 1, withPad: " ", startingAt: 0)
     }
 }
 

@@ -129,7 +129,7 @@ struct LookupCommand: ParsableCommand {
         let inFormat = all.filter { accepted.contains($0.format) }
         guard !inFormat.isEmpty else {
             let has = Set(all.map(\.format.rawValue)).sorted().joined(separator: ", ")
-            return ("none of its \(all.count) variants is in an accepted format (it has \(has)); add one to --accept", nil)
+            return ("\(Self.noneOf(all.count)) is in an accepted format (it has \(has)); add one to --accept", nil)
         }
         // Which filter excluded everything: drop them to see whether anything is left.
         if try cache.bestImage(for: identifier, size: try pointSize(), scale: scale, accepting: try formats(),
@@ -142,7 +142,12 @@ struct LookupCommand: ParsableCommand {
             }
             return ("\(filters.joined(separator: " and ")) excluded all its variants in \(accept)", nil)
         }
-        return ("none of its \(all.count) variants matches the request", nil)
+        return ("\(Self.noneOf(all.count)) matches the request", nil)
+    }
+
+    /// "none of its 3 variants", or "its only variant".
+    private static func noneOf(_ count: Int) -> String {
+        count == 1 ? "its only variant" : "none of its \(count) variants"
     }
 
     /// The identifier the manifest gives the file `source` names (a `path:` entry, usually with a

@@ -34,7 +34,7 @@ struct ManifestArgument: ParsableArguments {
             }
             return plan
         } catch {
-            Console.errorLines(error.description)
+            Console.manifestErrors(error)
             let count = error.errors.count
             Console.error("\(url.path): \(count) problem\(count == 1 ? "" : "s"); nothing was done")
             throw ExitCodes.invalidManifest

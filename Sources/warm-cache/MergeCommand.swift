@@ -33,12 +33,13 @@ struct MergeCommand: ParsableCommand {
 
     @OptionGroup var signing: SigningOptions
 
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var logging: QuietOption
 
     func validate() throws {
         if parts.isEmpty { throw ValidationError("give the partial bundles to merge") }
         if report != nil, reports.isEmpty { throw ValidationError("--report needs the shards' reports: --reports R1 R2 …") }
         if report == nil, !reports.isEmpty { throw ValidationError("--reports needs --report FILE to write the merged report to") }
+        try OutputPaths.validateFileName(report, option: "--report", example: "report.json")
     }
 
     func run() throws {

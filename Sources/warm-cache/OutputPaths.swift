@@ -8,6 +8,30 @@ import WarmCache
 /// written); a file where a folder must be, a folder that cannot be written, or a bundle folder
 /// holding other things is refused with one plain line (exit 1).
 enum OutputPaths {
+    /// Refuses, from a command's `validate()` (the usage status, 64), a file option whose path
+    /// names a folder: one that ends in `/` (which would otherwise write a file named after the
+    /// last folder), or an existing folder.
+    ///
+    /// ```swift
+    /// try OutputPaths.validateFileName(report, option: "--report", example: "report.json")
+    /// ```
+    static func validateFileName(_ path: String?, option: String, example: String) throws {
+        guard let path else { return }
+        var isDirectory: ObjCBool = false
+        let why: String
+        if path.isEmpty {
+            why = "is empty"
+        } else if path.hasSuffix("/") {
+            why = "ends in /, so it names a folder"
+        } else if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            why = "is a folder"
+        } else {
+            return
+        }
+        let folder = path.isEmpty ? "." : String(path.reversed().drop { $0 == "/" }.reversed())
+        throw ValidationError("\(option) '\(path)' \(why); name the file to write, e.g. \(folder)/\(example)")
+    }
+
     /// Refuses a file the run writes (`--report`, `--html`) that cannot be written.
     static func checkFile(_ path: String, option: String) throws {
         if let problem = problem(withFileAt: path) {

@@ -21,7 +21,7 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Print how many sources and variants each of N shards would warm.")
     var shards: Int?
 
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var logging: QuietOption
 
     func validate() throws {
         if shards != nil, shard.shard != nil { throw ValidationError("give --shard or --shards, not both") }
@@ -69,7 +69,7 @@ struct PlanCommand: ParsableCommand {
             try Console.json(VersionedJSON(ShardCounts(shards: shards), version: JSONVersion.planShards))
             return
         }
-        Console.line("\(plan.manifestURL.path): \(CountText.of(plan.sources.count, "source")) in \(count) shards")
+        Console.line("\(plan.manifestURL.path): \(CountText.of(plan.sources.count, "source")) in \(CountText.of(count, "shard"))")
         for part in parts {
             Console.line("shard \(part.shard!): \(CountText.of(part.sources.count, "source")), "
                 + CountText.of(part.summary.variantCount, "variant"))

@@ -112,7 +112,7 @@ final class ProgressPrinter: Sendable {
     static func describe(_ progress: WarmProgress) -> String {
         var parts = ["\(progress.sourcesDone)/\(progress.sourcesTotal) sources"]
         if progress.sourcesFailed > 0 { parts[0] += " (\(progress.sourcesFailed) failed)" }
-        parts.append("\(progress.variantsWritten) variants")
+        parts.append(CountText.of(progress.variantsWritten, "variant"))
         if progress.bytesDownloaded > 0 {
             let rate = progress.isDownloading ? " at \(Console.bytes(Int(progress.downloadRate)))/s" : ""
             parts.append("\(Console.bytes(progress.bytesDownloaded)) downloaded\(rate)")

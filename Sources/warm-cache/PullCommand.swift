@@ -53,7 +53,7 @@ struct PullCommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.")
     var json = false
 
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var logging: QuietOption
 
     func validate() throws {
         if keys.publicKeys.isEmpty, !insecureUnsigned {

@@ -24,16 +24,18 @@ struct SignCommand: ParsableCommand {
             completion: .file())
     var key: String?
 
-    /// Not `--version`, which prints warm-cache's own version in every command.
+    /// Once `--version`, now warm-cache's own (`warm-cache --version`): that spelling here is
+    /// refused, naming this one (``RootOnlyOptions``).
     @Option(name: .customLong("sign-version"),
             help: ArgumentHelp("The version: higher than the bundle's current statement's (default: one more).",
                                valueName: "n"))
     var version: Int64?
 
-    @Option(help: ArgumentHelp("How long the statement stays current (default 30d).", valueName: "duration"))
+    @Option(help: ArgumentHelp("How long the statement stays current (default 30d).",
+                               valueName: "duration: 30d, 12h, 6mo, 1y"))
     var expires: String?
 
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var logging: QuietOption
 
     var request: SigningRequest {
         SigningRequest(keyFile: key, version: version, expires: expires, keyOption: "--key",

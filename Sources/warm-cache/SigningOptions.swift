@@ -21,7 +21,8 @@ struct SigningRequest {
     /// a manifest that cannot be read: one `error:` line, exit 1).
     func validate() throws {
         if let expires, ManifestDuration.seconds(from: expires).map({ $0 >= 1 }) != true {
-            throw ValidationError("\(expiresOption) '\(expires)' is not a duration of at least a second; write e.g. 30d, 12h or 90m")
+            throw ValidationError("\(expiresOption) '\(expires)' is not a duration of at least a second: write a "
+                + "number and a unit, \(ManifestDuration.unitNames), e.g. 30d, 6mo or 1y")
         }
         if let version, !(1...BundleStatement.maximumVersion).contains(version) {
             throw ValidationError("\(versionOption) must be a whole number from 1 to \(BundleStatement.maximumVersion)")
@@ -94,7 +95,8 @@ struct SigningOptions: ParsableArguments {
     var version: Int64?
 
     @Option(name: .customLong("sign-expires"),
-            help: ArgumentHelp("How long the signature stays current (default 30d).", valueName: "duration"))
+            help: ArgumentHelp("How long the signature stays current (default 30d).",
+                               valueName: "duration: 30d, 12h, 6mo, 1y"))
     var expires: String?
 
     var request: SigningRequest {

@@ -72,7 +72,7 @@ enum StatementCheck {
     /// With `indexDamaged`, whether the statement names the index is not said (the index's own
     /// problem comes first: signing a damaged index again is no repair).
     static func findings(for bundle: URL, trustedKeys: [BundlePublicKey], indexDamaged: Bool = false, now: Date = Date())
-        -> (problems: [VerificationReport.Problem], warnings: [VerificationReport.Problem])
+        -> Findings
     {
         let subject = BundleFormat.statementFileName
         let repair = "Sign the bundle again: warm-cache sign \(bundle.path) --key FILE"
@@ -80,7 +80,7 @@ enum StatementCheck {
             VerificationReport.Problem(kind: .statement, subject: subject, detail: detail, repair: repair)
         }
         guard let data = FileManager.default.contents(atPath: statementURL(bundle).path) else {
-            return trustedKeys.isEmpty ? ([], []) : ([problem("missing: the bundle is not signed, apps refuse it")], [])
+            return Findings(problems: trustedKeys.isEmpty ? [] : [problem("missing: the bundle is not signed, apps refuse it")])
         }
         var problems: [VerificationReport.Problem] = []
         var warnings: [VerificationReport.Problem] = []
@@ -95,7 +95,7 @@ enum StatementCheck {
                 signed = try SignedStatement.verify(data, trustedKeys: trustedKeys)
             }
         } catch {
-            return ([problem("\(PlainReason.of(error))")], [])
+            return Findings(problems: [problem("\(PlainReason.of(error))")])
         }
         let statement = signed.statement
         let index = try? IndexDigest(contentsOf: bundle.appendingPathComponent(BundleFormat.indexFileName))
@@ -106,7 +106,40 @@ enum StatementCheck {
         if statement.isExpired(at: now) {
             problems.append(problem("version \(statement.version) expired at \(BundleStatement.timestamp(statement.expiresAt))"))
         }
-        return (problems, warnings)
+        return Findings(problems: problems, warnings: warnings,
+                        signature: signed.verifiedBy.map { Signature(version: statement.version, keyID: $0,
+                                                                    expiresAt: BundleStatement.timestamp(statement.expiresAt)) })
+    }
+
+    /// What ``findings(for:trustedKeys:indexDamaged:now:)`` found.
+    struct Findings {
+        var problems: [VerificationReport.Problem] = []
+        var warnings: [VerificationReport.Problem] = []
+        /// The statement's signature, when a trusted key (`--public-key`) verified it.
+        var signature: Signature?
+    }
+
+    /// A statement whose signature a trusted key verified: `verify --json`'s `version`, `keyID`
+    /// and `expiresAt` (the names `pull --json` gives them).
+    struct Signature: Encodable, Equatable {
+        /// The signed version.
+        var version: Int64
+        /// The id of the trusted key that verified it.
+        var keyID: String
+        /// When it expires, ISO 8601.
+        var expiresAt: String
+    }
+}
+
+/// `verify --json`: the report, with the verified signature's `version`, `keyID` and
+/// `expiresAt` beside its keys when `--public-key` checked one.
+struct VerificationJSON: Encodable {
+    var report: VerificationReport
+    var signature: StatementCheck.Signature?
+
+    func encode(to encoder: Encoder) throws {
+        try report.encode(to: encoder)
+        try signature?.encode(to: encoder)
     }
 }
 
@@ -125,8 +158,8 @@ struct InspectionJSON<Report: Encodable>: Encodable {
 }
 
 extension VerificationReport {
-    /// Adds ``StatementCheck/findings(for:trustedKeys:now:)``.
-    mutating func add(_ findings: (problems: [Problem], warnings: [Problem])) {
+    /// Adds the problems and warnings of ``StatementCheck/findings(for:trustedKeys:indexDamaged:now:)``.
+    mutating func add(_ findings: StatementCheck.Findings) {
         problems += findings.problems
         warnings += findings.warnings
     }

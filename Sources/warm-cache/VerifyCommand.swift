@@ -23,7 +23,7 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var keys: PublicKeyOptions
 
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var logging: QuietOption
 
     func run() throws {
         let bundleURL = URL(fileURLWithPath: bundle)
@@ -42,9 +42,11 @@ struct VerifyCommand: ParsableCommand {
         }
         // A damaged index is the problem to fix first: its statement is checked against it once it is whole.
         let indexDamaged = report.problems.contains { $0.kind == .indexIntegrity }
-        report.add(StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed(), indexDamaged: indexDamaged))
+        let findings = StatementCheck.findings(for: bundleURL, trustedKeys: try keys.parsed(), indexDamaged: indexDamaged)
+        report.add(findings)
         if json {
-            try Console.json(VersionedJSON(report, version: JSONVersion.verify))
+            try Console.json(VersionedJSON(VerificationJSON(report: report, signature: findings.signature),
+                                           version: JSONVersion.verify))
         } else {
             for problem in report.problems {
                 Console.error(problem.description)
@@ -56,6 +58,9 @@ struct VerifyCommand: ParsableCommand {
                 Console.line("\(report.isValid ? "OK" : "FAILED"): \(CountText.of(report.variantsChecked, "variant")), "
                     + "\(CountText.of(report.blobsChecked, "blob")) (\(Console.bytes(report.bytesHashed)) hashed), "
                     + "\(CountText.of(report.problems.count, "problem")), \(CountText.of(report.warnings.count, "warning"))")
+                if let signature = findings.signature {
+                    Console.line("  signed: version \(signature.version), key \(signature.keyID), expires \(signature.expiresAt)")
+                }
             }
         }
         if !report.isValid {

@@ -9,16 +9,26 @@ struct WarmCacheCommand: AsyncParsableCommand {
         commandName: "warm-cache",
         abstract: "Bake remote images into an offline, content-addressed bundle at build time.",
         discussion: ExitStatus.helpSection,
-        version: WarmCacheVersionText.text,
         subcommands: [WarmCommand.self, PlanCommand.self, MergeCommand.self, InspectCommand.self,
                       VerifyCommand.self, LookupCommand.self, PullCommand.self, KeygenCommand.self,
                       SignCommand.self, ImagingWorkerCommand.self],
         defaultSubcommand: WarmCommand.self)
 
-    /// Parses and runs the command, after catching a misspelt subcommand: with `warm` as the
-    /// default, `warm-cache inspct X` would otherwise read `inspct` as a manifest path.
+    /// `warm-cache --version`, answered in ``main()`` when it is the only argument. Not the
+    /// configuration's `version`, which ArgumentParser would honour after any subcommand too (and
+    /// list in every subcommand's help): a subcommand given it is refused (``RootOnlyOptions``).
+    @Flag(help: "Show the version.")
+    var version = false
+
+    /// Parses and runs the command, after catching a misspelt subcommand (with `warm` as the
+    /// default, `warm-cache inspct X` would otherwise read `inspct` as a manifest path) and a
+    /// subcommand given `--version` or a renamed option (``RootOnlyOptions``).
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] {
+            Console.line(WarmCacheVersionText.text)
+            return
+        }
         if arguments.contains("--json") {
             Console.collectErrorsForJSON()
         }
@@ -27,7 +37,10 @@ struct WarmCacheCommand: AsyncParsableCommand {
             print(WarmCacheVersionText.report)
             return
         }
-        if let problem = misspeltSubcommand(arguments) {
+        let names = configuration.subcommands.map { $0._commandName }
+        let rootOnly = RootOnlyOptions.problem(in: arguments, subcommands: names,
+                                               defaultCommand: WarmCommand.configuration.commandName ?? "warm")
+        if let problem = misspeltSubcommand(arguments) ?? rootOnly {
             Console.error(problem)
             Console.jsonFailure(status: ExitCode.validationFailure.rawValue, message: problem)
             Foundation.exit(ExitCode.validationFailure.rawValue)

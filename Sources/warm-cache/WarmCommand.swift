@@ -70,9 +70,7 @@ struct WarmCommand: AsyncParsableCommand {
         if let output, let problem = OutputName.problem(with: output) {
             throw ValidationError("-o/--output \(problem)")
         }
-        if let report, (try? URL(fileURLWithPath: report).resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true {
-            throw ValidationError("--report '\(report)' is a folder; give the report's file name, e.g. \(OutputName.normalized(report))/report.json")
-        }
+        try OutputPaths.validateFileName(report, option: "--report", example: "report.json")
         if let budget, ManifestByteSize.bytes(from: budget) == nil {
             throw ValidationError("--budget '\(budget)' is not a size; write e.g. 25MB, 512KB, 1GiB or 0")
         }
@@ -118,6 +116,9 @@ struct WarmCommand: AsyncParsableCommand {
         if let publishing {
             options.beforePublishing = { @Sendable index in try publishing.prepare(index) }
         }
+        // Whether there was a bundle to compare with: a new one is "created", never "unchanged".
+        let existed = FileManager.default.fileExists(
+            atPath: plan.output.appendingPathComponent(BundleFormat.indexFileName).path)
         let printer = ProgressPrinter(quiet: logging.quiet)
         let pipeline = WarmPipeline(plan: plan, options: options, logger: logging.makeLogger(),
                                     onProgress: { printer.update($0) })
@@ -154,7 +155,7 @@ struct WarmCommand: AsyncParsableCommand {
             }
         }
         if !logging.quiet {
-            printSummary(result, output: plan.output, manifestWarnings: plan.warnings.count)
+            printSummary(result, output: plan.output, existed: existed, manifestWarnings: plan.warnings.count)
         }
         if let publishing, publishing.hasPrepared {
             try publishing.finish(bundle: plan.output, quiet: logging.quiet)
@@ -195,10 +196,12 @@ struct WarmCommand: AsyncParsableCommand {
         }
     }
 
-    private func printSummary(_ report: WarmReport, output: URL, manifestWarnings: Int) {
+    /// - Parameter existed: whether the bundle was there before the run (else it was created).
+    private func printSummary(_ report: WarmReport, output: URL, existed: Bool, manifestWarnings: Int) {
         let totals = report.totals
         let rate = report.seconds > 0 ? Double(totals.sources) / report.seconds : 0
-        let verb = report.unchanged == true ? "Checked \(relative(output)), unchanged," : "Wrote \(relative(output))"
+        let verb = !existed ? "Created \(relative(output))"
+            : report.unchanged == true ? "Checked \(relative(output)), unchanged," : "Wrote \(relative(output))"
         Console.line("\(verb) in \(String(format: "%.1f", report.seconds)) s "
             + "(\(String(format: "%.1f", rate)) sources/s)")
         Console.line("  sources:  \(totals.sourcesOK) ok, \(totals.sourcesFailed) failed "

@@ -27,7 +27,7 @@ import WarmCacheTestSupport
             let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "--report", "out/report.json"],
                                          in: scratch.url)
             #expect(warm.status == 0 && !warm.signalled, "\(warm)")
-            #expect(warm.stdout.contains("Wrote Out/Images.warmcache"), "\(warm)")
+            #expect(warm.stdout.contains("Created Out/Images.warmcache"), "\(warm)")
 
             // The report: documented keys, and it decodes as a WarmReport.
             let reportData = try Data(contentsOf: scratch.path("out/report.json"))

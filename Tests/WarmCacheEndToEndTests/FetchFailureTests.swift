@@ -105,4 +105,31 @@ import WarmCacheTestSupport
             }
         }
     }
+
+    /// A refused connection is answered by the kernel at once: it fails on its one connection
+    /// attempt, not after the pool has tried again and again until the connect timeout (60 s
+    /// here, so a regression would show as dozens of attempts). Counted in the HTTP stack's own
+    /// debug line for each failed connection attempt (`-v`), not timed.
+    @Test func aRefusedConnectionIsTriedOnceNotUntilTheConnectTimeout() async throws {
+        let image = try SourceImages.distinct(1)[0]
+        try await withWorld(routes: ["/ok.jpg": .image(image.bytes, contentType: image.contentType)]) { scratch, server in
+            let closed = try ClosedPort()
+            let refused = closed.url("/gone.jpg")
+            let fetch = "fetch:\n  timeout: 300s\n  connect_timeout: 60s\n  retries: 3\n  retry_delay: 10ms"
+            try scratch.write(Manifests.yaml(urls: [server.url("/ok.jpg"), refused], fetch: fetch), to: "manifest.yml")
+            let run = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "-v", "--report", "r.json"],
+                                        in: scratch.url)
+            #expect(run.status == 3, "\(run)")
+            let failed = run.stderr.split(separator: "\n").filter { $0.hasPrefix("error: \(refused.absoluteString): ") }
+            #expect(failed.count == 1 && failed.first?.contains("connection refused") == true, "\(run.stderr)")
+            let connectionAttempts = run.stderr.components(separatedBy: "connection attempt failed").count - 1
+            #expect(connectionAttempts == 1, "\(connectionAttempts) connection attempts:\n\(run.stderr)")
+
+            let report = try JSONDecoder().decode(WarmReport.self, from: Data(contentsOf: scratch.path("r.json")))
+            let source = try #require(report.source(refused))
+            #expect(source.failure?.kind == .connection && source.failure?.attempts == 1, "\(String(describing: source.failure))")
+            #expect(report.source(server.url("/ok.jpg"))?.status == .fetched)
+            withExtendedLifetime(closed) {}
+        }
+    }
 }

@@ -15,8 +15,10 @@ import WarmCacheTestSupport
         #expect(json.status == status, "\(arguments) --json: \(json)", sourceLocation: sourceLocation)
         let object = (try? JSONSerialization.jsonObject(with: Data(json.stdout.utf8))) as? [String: Any]
         let message = object?["error"] as? String
-        #expect(object?.count == 1 && message?.isEmpty == false, "\(arguments) --json printed: \(json.stdout)",
-                sourceLocation: sourceLocation)
+        // An invalid manifest lists its problems apart too; every other failure is `error` alone.
+        let keys: Set<String> = status == 65 ? ["error", "problems"] : ["error"]
+        #expect(object.map { Set($0.keys) } == keys && message?.isEmpty == false,
+                "\(arguments) --json printed: \(json.stdout)", sourceLocation: sourceLocation)
         #expect(message?.contains("\n") == false, "one line: \(message ?? "")", sourceLocation: sourceLocation)
     }
 
@@ -53,5 +55,27 @@ import WarmCacheTestSupport
             try await expectJSONError(["pull", server.url("/garbled/").absoluteString, "file.txt", "--public-key", key],
                                       status: 1, in: scratch)
         }
+    }
+
+    @Test func anInvalidManifestListsEachProblemWithItsPlace() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write("version: 1\noutput: Out/Images.warmcache\nimages:\n  - url: 42\n    presetz: []\n",
+                                         to: "bad.yml")
+        let run = try await CLI.run(["plan", "bad.yml", "--json"], in: scratch.url)
+        #expect(run.status == 65, "\(run)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let problems = try #require(object["problems"] as? [[String: Any]], "\(run.stdout)")
+        #expect(problems.count == 2, "\(run.stdout)")
+        for problem in problems {
+            #expect((problem["file"] as? String)?.hasSuffix("/bad.yml") == true, "\(problem)")
+            #expect((problem["line"] as? Int).map { (4...5).contains($0) } == true, "\(problem)")
+            #expect((problem["column"] as? Int ?? 0) > 0, "\(problem)")
+            #expect((problem["message"] as? String)?.isEmpty == false, "\(problem)")
+        }
+        #expect((problems.last?["message"] as? String)?.contains("presetz") == true, "\(problems)")
+        // `error` stays one line: the count, not the problems joined.
+        let error = try #require(object["error"] as? String)
+        #expect(error.contains("2 problems") && !error.contains("presetz"), "\(error)")
     }
 }

@@ -19,7 +19,7 @@ import WarmCacheTestSupport
         try await withWorld(routes: try Self.images(1)) { scratch, server in
             try scratch.write(Manifests.yaml(urls: [server.url("/0.jpg")]), to: "manifest.yml")
             let first = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache"], in: scratch.url)
-            #expect(first.status == 0 && first.stdout.contains("Wrote Out/Images.warmcache in "), "\(first)")
+            #expect(first.status == 0 && first.stdout.contains("Created Out/Images.warmcache in "), "\(first)")
             let second = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache"], in: scratch.url)
             #expect(second.status == 0, "\(second)")
             #expect(second.stdout.contains("Checked Out/Images.warmcache, unchanged, in "), "\(second)")

@@ -65,6 +65,7 @@ struct JSONOutputSchemaTests {
         "verify --json": [
             "reportVersion": .integer, "path": .string, "variantsChecked": .integer, "blobsChecked": .integer,
             "bytesHashed": .integer, "problems": .array(.object("problem")), "warnings": .array(.object("problem")),
+            "version?": .integer, "keyID?": .string, "expiresAt?": .string,
         ],
         "problem": [
             "kind": .string, "subject": .string, "detail": .string, "sources?": .array(.string),
@@ -120,7 +121,12 @@ struct JSONOutputSchemaTests {
             "blobsReused": .integer, "blobsReferenced": .integer, "blobBytesReferenced": .integer,
             "blobsRemoved": .integer, "bytesDownloaded": .integer,
         ],
-        "error": ["error": .string],
+        "error": ["error": .string, "problems?": .array(.object("manifest problem"))],
+        "manifest problem": [
+            "file": .string, "line": .integer, "column": .integer, "message": .string,
+            "notes?": .array(.object("manifest note")),
+        ],
+        "manifest note": ["file": .string, "line": .integer, "column": .integer, "message": .string],
         "contact sheet data": [
             "reportVersion": .integer, "summary": .object("contact sheet summary"), "objects": .string,
             "formats": .array(.string), "extensions": .array(.string), "presets": .array(.string),
@@ -240,6 +246,9 @@ struct JSONOutputSchemaTests {
         let verified = try await WarmCacheCLI.run(["verify", local.path, "--json"])
         #expect(verified.status == 0, "\(verified)")
         try expectMatches(verified.stdout, "verify --json")
+        let checked = try await WarmCacheCLI.run(["verify", local.path, "--json"] + key)
+        #expect(checked.status == 0 && checked.stdout.contains("\"keyID\""), "\(checked)")
+        try expectMatches(checked.stdout, "verify --json")
 
         let source = PublishedBundle.source(1).rawValue
         let hit = try await WarmCacheCLI.run(["lookup", local.path, source, "--size", "100x0", "--json"])
@@ -267,6 +276,12 @@ struct JSONOutputSchemaTests {
 
         // plan: a local file and a URL, every kind of variant key the manifest can ask for.
         let folder = local.deletingLastPathComponent()
+        let invalid = folder.appendingPathComponent("invalid.yml")
+        try "version: 1\noutput: Out.warmcache\nimages:\n  - url: 42\n    presetz: []\n"
+            .write(to: invalid, atomically: true, encoding: .utf8)
+        let refused = try await WarmCacheCLI.run(["plan", invalid.path, "--json"])
+        #expect(refused.status == 65 && refused.stdout.contains("\"problems\""), "\(refused)")
+        try expectMatches(refused.stdout, "error")
         try Data("png".utf8).write(to: folder.appendingPathComponent("a.png"))
         let manifest = folder.appendingPathComponent("manifest.yml")
         try """

@@ -26,8 +26,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// text comes from the HTTP stack.
         case connection(String)
         /// No connection could be made: refused, host unknown, or no route to it. `host` is
-        /// `host:port` (or the proxy). Not retried, and later downloads from the same host in
-        /// the same run fail at once with the same reason.
+        /// `host:port` (or the proxy). It fails as soon as the connection does (a refusal in
+        /// milliseconds). Final for a host that has not answered earlier in the run (its later
+        /// downloads then fail at once with the same reason); retried for one that has.
         case cannotConnect(host: String, reason: String)
         /// No answer within the connect timeout. Final for a host that has not answered earlier in
         /// the run (its later downloads then fail at once with the same reason); retried for one
@@ -67,11 +68,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
             }
         }
 
-        /// Whether the retry loop tries again after this failure: transient ones, except a host
-        /// that cannot be reached (retrying it only multiplies the wait).
+        /// Whether the retry loop may try again after this failure: transient ones. A host that
+        /// cannot be reached and has not answered in this run is written off instead (see
+        /// ``meansHostUnreachable``): retrying it would only multiply the wait.
         var isRetried: Bool {
-            if case .cannotConnect = self { return false }
-            return isTransient
+            isTransient
         }
 
         /// Whether the host could not be reached (refused, no route, no DNS name, no answer within

@@ -31,9 +31,12 @@ struct HTTPClients: Sendable {
                     .basic(username: $0.unredactedValue, password: proxy.password?.unredactedValue ?? "")
                 })
             }
-            // The pool retries a failed connection (with backoff) until the connect timeout, which
-            // absorbs a slow moment; a host still refusing then fails its request with that error,
-            // which the fetcher does not retry (and remembers for the host's other downloads).
+            // A connection that cannot be made fails its requests at once. By default the pool
+            // tries again with backoff until the connect timeout, so a refused connection (which
+            // the kernel answers in a millisecond) took the whole timeout (5 s) to fail. The
+            // fetcher decides instead (``ImageFetcher``): a host that has not answered in this run
+            // is written off after one refusal; one that has is retried with the usual backoff.
+            clientConfiguration.connectionPool.retryConnectionEstablishment = false
             return HTTPClient(
                 eventLoopGroup: Self.eventLoop,
                 configuration: clientConfiguration,

@@ -10,7 +10,7 @@ extension Downloader {
     /// `CancellationError` pass through unchanged.
     ///
     /// - A connection that could not be made (refused, unknown host, no route) is
-    ///   ``FetchError/Kind/cannotConnect(host:reason:)``: final, and remembered for the host; no
+    ///   ``FetchError/Kind/cannotConnect(host:reason:)``, remembered for a host not yet reached; no
     ///   answer within the connect timeout is ``FetchError/Kind/connectTimeout(host:seconds:)``.
     /// - AsyncHTTPClient's other timeouts become ``FetchError/Kind/timeout(seconds:)``.
     /// - A proxy's refusal is ``FetchError/Kind/proxy(_:)``.

@@ -41,7 +41,10 @@ public struct VerificationReport: Sendable, Codable {
             var text = "\(subject): \(detail)"
             if let cacheKeys, !cacheKeys.isEmpty {
                 let shown = cacheKeys.prefix(5).joined(separator: ", ")
-                text += "; used by \(cacheKeys.count) variant(s) of \((sources ?? []).joined(separator: ", ")): \(shown)"
+                let owners = sources ?? []
+                text += "; used by \(CountText.of(cacheKeys.count, "variant"))"
+                    + (owners.isEmpty ? "" : " of \(CountText.noun("source", count: owners.count)) \(owners.joined(separator: ", "))")
+                    + ": \(shown)"
                     + (cacheKeys.count > 5 ? ", …" : "")
             }
             if let repair { text += ". \(repair)" }

@@ -2,6 +2,12 @@
 package enum CountText {
     /// `count` and `noun` (singular), with an `s` unless `count` is 1 (regular plurals only).
     package static func of(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
+        "\(count) \(self.noun(noun, count: count))"
+    }
+
+    /// The noun alone, singular or plural for `count`: `variant`, `variants` (for columns whose
+    /// number is printed apart, padded).
+    package static func noun(_ noun: String, count: Int) -> String {
+        count == 1 ? noun : noun + "s"
     }
 }

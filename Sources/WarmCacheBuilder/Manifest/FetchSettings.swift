@@ -37,8 +37,8 @@ public struct FetchSettings: Hashable, Sendable, Encodable {
     /// host that has not answered in this run and refuses connections, has no route, no DNS
     /// name, no answer within ``connectTimeout``, or accepts the connection but sends no response
     /// within ``requestTimeout``: it is written off, and its other downloads in the run fail at
-    /// once instead of each waiting out its own timeouts. (Timeouts on a host that has answered
-    /// before are retried.)
+    /// once instead of each waiting out its own timeouts. (Timeouts and refused connections on a
+    /// host that has answered before are retried: a server restarting mid-run.)
     public var retries: Int
     /// Base delay of the exponential backoff. Manifest: `retry_delay`, default 500 ms. Retry `n`
     /// waits a random time between 0 and `min(maxBackoff, retryDelay * 2^(n-1))` ("full jitter"),

@@ -1,13 +1,18 @@
 import Foundation
 
 /// The one duration grammar of warm-cache, for manifests and the command line (`--max-age`):
-/// `30s`, `500ms`, `2m`, `1h`, `7d`, compounds such as `1m30s`, or a bare number of seconds
-/// (`30`, `2.5`).
+/// `30s`, `500ms`, `2m`, `1h`, `7d`, `2w`, `6mo` (30 days each), `1y` (365 days), compounds such
+/// as `1m30s`, or a bare number of seconds (`30`, `2.5`).
 public enum ManifestDuration {
-    /// Seconds per unit, longest unit names first so `ms` is not read as `m` + `s`.
+    /// Seconds per unit (a unit is the whole run of letters after a number, so `ms` and `mo` are
+    /// not `m`). A month is 30 days and a year 365: durations here are spans, not calendar dates.
     static let units: [(name: String, seconds: Double)] = [
-        ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400),
+        ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400), ("w", 604_800),
+        ("mo", 2_592_000), ("y", 31_536_000),
     ]
+
+    /// The units, for messages: "ms, s, m, h, d, w, mo (30 days) or y (365 days)".
+    public static let unitNames = "ms, s, m, h, d, w, mo (30 days) or y (365 days)"
 
     /// How to write one, for error messages.
     public static let examples = "30s, 500ms, 10m, 12h or 7d (a bare number is seconds)"

@@ -49,11 +49,14 @@ public struct ImagingError: Error, CustomStringConvertible, Sendable, Hashable {
     }
 
     /// The message and libvips' own words, without the source's name (for lines that already
-    /// name it).
+    /// name it). Lines that only say again what the message says in plain words ("Premature end
+    /// of input file" after "the file is truncated") are left out.
     public var summary: String {
         var text = message
         if let libvipsMessage {
-            let lines = libvipsMessage.split(separator: "\n").map { Self.plain(String($0)) }.filter { !$0.isEmpty }
+            let restated = message.contains("truncated")
+            let lines = libvipsMessage.split(separator: "\n").map { Self.plain(String($0)) }
+                .filter { !$0.isEmpty && !(restated && DecodeFailureClassifier.saysTruncated($0)) }
             if !lines.isEmpty { text += " (libvips: \(lines.joined(separator: "; ")))" }
         }
         return text
@@ -94,7 +97,12 @@ extension ImagingError {
     /// A decode failure, classified as corrupt/truncated data when libvips' message says so.
     static func decode(source: String, call: VipsCallError) -> ImagingError {
         let kind = DecodeFailureClassifier.kind(of: call.log)
-        let message = kind == .corruptOrTruncated ? "the image data is truncated or corrupt" : "decoding failed"
+        let message = switch kind {
+        case .corruptOrTruncated where DecodeFailureClassifier.saysTruncated(call.log):
+            "the file is truncated: it ends before its image data does"
+        case .corruptOrTruncated: "the image data is corrupt"
+        default: "decoding failed"
+        }
         return ImagingError(kind, source: source, message: message, libvipsMessage: call.log)
     }
 }

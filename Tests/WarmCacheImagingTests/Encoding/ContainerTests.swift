@@ -61,10 +61,15 @@ import WarmCache
     }
 
     @Test func errorsDescribeTheSourceAndLibvips() {
-        let error = ImagingError(.corruptOrTruncated, source: "https://x/cat.jpg", message: "the data is truncated",
-                                 libvipsMessage: "VipsJpeg: Premature end\nof input")
+        let error = ImagingError(.corruptOrTruncated, source: "https://x/cat.jpg", message: "the data is corrupt",
+                                 libvipsMessage: "VipsJpeg: Corrupt JPEG data\nbad Huffman code")
         // libvips' words, without its type names (VipsJpeg).
-        #expect(error.description == "https://x/cat.jpg: the data is truncated (libvips: Premature end; of input)")
+        #expect(error.description == "https://x/cat.jpg: the data is corrupt (libvips: Corrupt JPEG data; bad Huffman code)")
+        // Its lines that only restate a truncation the message already says are left out.
+        let truncated = ImagingError.decode(source: "/photos/cat.jpg", call: VipsCallError(
+            operation: "jpegload_buffer", log: "VipsJpeg: Premature end of input file\njpegload_buffer: out of order read"))
+        #expect(truncated.description == "/photos/cat.jpg: the file is truncated: it ends before its image data does")
+        #expect(truncated.kind == .corruptOrTruncated && truncated.libvipsMessage != nil)
         #expect(DecodeFailureClassifier.kind(of: "vipspng: libpng read error") == .corruptOrTruncated)
         #expect(DecodeFailureClassifier.kind(of: "VipsJpeg: Unsupported JPEG process: SOF type 0xc3") == .decodeFailed)
     }

@@ -1,0 +1,1 @@
+../../Plugins/WarmCachePlugin/BuilderTrait.swift
