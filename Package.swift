@@ -51,6 +51,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Only for `swift package generate-documentation` (the DocC catalogs of WarmCache and
         // WarmCacheUpdates); no target depends on it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
@@ -136,6 +137,7 @@ let package = Package(
                 builder("NIOCore", "swift-nio"),
                 builder("NIOPosix", "swift-nio"),
                 builder("NIOHTTP1", "swift-nio"),
+                builder("NIOSSL", "swift-nio-ssl"),
                 builder("Crypto", "swift-crypto"),
                 builder("Logging", "swift-log"),
             ]

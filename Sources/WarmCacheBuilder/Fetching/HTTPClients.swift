@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOPosix
+import NIOSSL
 
 /// The HTTP clients of one fetcher: one for direct connections and one per proxy in use.
 ///
@@ -37,6 +38,13 @@ struct HTTPClients: Sendable {
             // fetcher decides instead (``ImageFetcher``): a host that has not answered in this run
             // is written off after one refusal; one that has is retried with the usual backoff.
             clientConfiguration.connectionPool.retryConnectionEstablishment = false
+            // Extra certificate authorities are added to the system's, not put in their place: on
+            // Apple platforms the system's verifier (SecTrust) still decides, with them as anchors.
+            if let certificates = settings.extraCertificates {
+                var tls = TLSConfiguration.makeClientConfiguration()
+                tls.additionalTrustRoots = [.file(certificates)]
+                clientConfiguration.tlsConfiguration = tls
+            }
             return HTTPClient(
                 eventLoopGroup: Self.eventLoop,
                 configuration: clientConfiguration,

@@ -74,6 +74,12 @@ public struct FetchSettings: Hashable, Sendable, Encodable {
     /// and `no_proxy`, or else the `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` environment
     /// variables (``ProxyRoutes``). Default: none.
     public var proxies: ProxyRoutes = ProxyRoutes()
+    /// A PEM file of certificate authorities trusted for `https` besides the system's, from the
+    /// `WARM_CACHE_CA_CERTIFICATES` environment variable (``extraCertificatesVariable``). On Apple
+    /// platforms the system still checks each certificate, with these as extra anchors. Default: none.
+    public var extraCertificates: String?
+    /// The environment variable that names ``extraCertificates``.
+    public static let extraCertificatesVariable = "WARM_CACHE_CA_CERTIFICATES"
 
     public static let defaultUserAgent = "warm-cache/1"
 

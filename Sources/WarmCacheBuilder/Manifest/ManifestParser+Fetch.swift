@@ -81,6 +81,29 @@ extension ManifestParser {
         }
     }
 
+    /// The certificate authorities of `WARM_CACHE_CA_CERTIFICATES` (a PEM file), trusted for `https`
+    /// downloads besides the system's: a company's own CA, or a proxy that inspects TLS. A variable
+    /// naming a file that cannot be read, or holds no certificate, is an error: ignoring it would
+    /// fail every download later with a less helpful reason.
+    func environmentCertificates(at location: ManifestLocation) -> String? {
+        let name = FetchSettings.extraCertificatesVariable
+        guard let path = environment.variables[name]?.trimmingCharacters(in: .whitespaces), !path.isEmpty else {
+            return nil
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            diagnostics.error("\(name) names \(path), which cannot be read: point it at a PEM file of "
+                              + "certificate authorities, or unset it", at: location)
+            return nil
+        }
+        guard String(decoding: data, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+            diagnostics.error("\(name) names \(path), which holds no PEM certificate (no "
+                              + "'-----BEGIN CERTIFICATE-----' line): point it at the CA's certificate in PEM form",
+                              at: location)
+            return nil
+        }
+        return path
+    }
+
     /// `fetch.proxy`: `http://[user:password@]host:port` (`${VAR}` allowed), or `none` for direct
     /// connections whatever the environment says.
     private func parseProxy(_ node: Node) -> ProxyServer? {

@@ -46,6 +46,7 @@ struct ManifestParser {
         if !known.contains(where: { $0.key == "fetch" }) {
             manifest.fetch.proxies = environmentProxies(at: start)
         }
+        manifest.fetch.extraCertificates = environmentCertificates(at: start)
         if manifest.version == nil, !known.contains(where: { $0.key == "version" }) {
             diagnostics.error("missing 'version: \(Self.supportedVersion)' at the top of the manifest", at: start)
         }
