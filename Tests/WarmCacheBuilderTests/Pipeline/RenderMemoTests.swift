@@ -120,4 +120,29 @@ import WarmCacheImaging
                                     keeping: RenderMemo.entriesPerSource)
         #expect(memo.records.renderCount(source: Self.source.rawValue) == RenderMemo.entriesPerSource)
     }
+
+    /// A cache directory an earlier version wrote holds one entry per source under its memo key:
+    /// it is still read, and once reused moved to its entry key, so an upgrade re-encodes nothing.
+    @Test func anEntryOfTheEarlierOnePerSourceMemoIsReadAndMoved() throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
+        let memoKey = memo.key(source: Self.source, originalSHA256: String(repeating: "f", count: 64), placeholders: [])
+        let groups = Self.keys(alpha: false).map { [$0] }
+        let entryKey = memo.entryKey(memoKey, groups: groups)
+        let saved = Self.entry(alpha: false, placeholder: nil)
+        try memo.save(saved, as: entryKey)
+        let text = try #require(memo.records.render(key: entryKey))
+        let connection = try SQLiteConnection(path: memo.records.path, readOnly: false)
+        try connection.execute("DELETE FROM render_entries")
+        try connection.statement("INSERT INTO renders (key, entry) VALUES (?1, ?2)").bind(.text(memoKey), .blob(text)).run()
+        connection.close()
+
+        #expect(memo.load(entryKey, source: Self.source, keys: { _ in groups }) == nil)
+        let legacy = try #require(memo.loadLegacy(memoKey, source: Self.source, keys: { _ in groups }))
+        #expect(legacy.variants == saved.variants)
+        memo.moveLegacy(legacy, from: memoKey, to: entryKey)
+        #expect(memo.load(entryKey, source: Self.source, keys: { _ in groups })?.variants == saved.variants)
+        #expect(memo.records.legacyRender(key: memoKey) == nil)
+    }
 }
