@@ -3,7 +3,7 @@ import WarmCache
 
 /// The cache directory's records in one SQLite file, `records.sqlite`: what the originals cache
 /// knows about each original (``OriginalRecord``, keyed by the original's file name), each
-/// render memo entry (``RenderMemo``, keyed by its memo key), and the index each bundle was
+/// render memo entry (``RenderMemo``, keyed by its entry key, a few per source), and the index each bundle was
 /// last left with (``PublishedIndex``, keyed by the bundle's path). The values are the records' own
 /// text formats; this type only stores them.
 ///
@@ -49,8 +49,15 @@ final class CacheRecords: @unchecked Sendable {
     private enum Originals {
         static let table = "originals", name = "name", record = "record"
     }
-    /// A render memo entry (``RenderMemo``), by its memo key.
+    /// A render memo entry (``RenderMemo``), by its entry key, with the source it renders and
+    /// when it was saved (in milliseconds since 1970): a source keeps its most recent few.
     private enum Renders {
+        static let table = "render_entries", key = "key", source = "source", savedAt = "saved_ms", entry = "entry"
+        static let bySource = "render_entries_by_source"
+    }
+    /// The render memo of earlier versions: one entry per source, by its memo key (read until
+    /// each entry has been moved into ``Renders`` by a re-warm that reused it).
+    private enum LegacyRenders {
         static let table = "renders", key = "key", entry = "entry"
     }
     /// When a `304` last confirmed an original, in milliseconds since 1970, by its file name.
@@ -71,7 +78,14 @@ final class CacheRecords: @unchecked Sendable {
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(Renders.table) (
             \(Renders.key) TEXT PRIMARY KEY,
+            \(Renders.source) TEXT NOT NULL,
+            \(Renders.savedAt) INTEGER NOT NULL,
             \(Renders.entry) BLOB NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS \(Renders.bySource) ON \(Renders.table) (\(Renders.source), \(Renders.savedAt));
+        CREATE TABLE IF NOT EXISTS \(LegacyRenders.table) (
+            \(LegacyRenders.key) TEXT PRIMARY KEY,
+            \(LegacyRenders.entry) BLOB NOT NULL
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS \(Confirmations.table) (
             \(Confirmations.name) TEXT PRIMARY KEY,
@@ -143,9 +157,18 @@ final class CacheRecords: @unchecked Sendable {
     private static let confirm = (slot: 2, sql: "INSERT OR REPLACE INTO \(C.table) (\(C.name), \(C.milliseconds)) VALUES (?1, ?2)")
     private static let deleteOriginal = (slot: 3, sql: "DELETE FROM \(O.table) WHERE \(O.name) = ?1")
     private static let deleteConfirmation = (slot: 6, sql: "DELETE FROM \(C.table) WHERE \(C.name) = ?1")
-    private static let selectRender = (slot: 4, sql: "SELECT \(Renders.entry) FROM \(Renders.table) WHERE \(Renders.key) = ?1")
+    private typealias R = Renders
+    private static let selectRender = (slot: 4, sql: "SELECT \(R.entry) FROM \(R.table) WHERE \(R.key) = ?1")
     private static let upsertRender = (slot: 5, sql: """
-        INSERT OR REPLACE INTO \(Renders.table) (\(Renders.key), \(Renders.entry)) VALUES (?1, ?2)
+        INSERT OR REPLACE INTO \(R.table) (\(R.key), \(R.source), \(R.savedAt), \(R.entry)) VALUES (?1, ?2, ?3, ?4)
+        """)
+    /// Drops a source's entries but its `?2` most recent (ties: by key, so the choice is stable).
+    private static let pruneRenders = (slot: 8, sql: """
+        DELETE FROM \(R.table) WHERE \(R.source) = ?1 AND \(R.key) NOT IN (
+            SELECT \(R.key) FROM \(R.table) WHERE \(R.source) = ?1 ORDER BY \(R.savedAt) DESC, \(R.key) LIMIT ?2)
+        """)
+    private static let selectLegacyRender = (slot: 9, sql: """
+        SELECT \(LegacyRenders.entry) FROM \(LegacyRenders.table) WHERE \(LegacyRenders.key) = ?1
         """)
 
     private static func milliseconds(_ date: Date) -> Int64 {
@@ -267,11 +290,43 @@ final class CacheRecords: @unchecked Sendable {
         }
     }
 
-    /// Saves (or replaces) the memo entry under `key`.
-    func saveRender(_ entry: Data, key: String) throws {
+    /// Saves (or replaces) the memo entry under `key`, an entry of `source`'s, and drops that
+    /// source's older entries beyond the `keeping` most recently saved. One transaction: a
+    /// commit is an append to the log, and this is one per source encoded.
+    func saveRender(_ entry: Data, key: String, source: String, keeping: Int, at date: Date = Date()) throws {
         try withConnection { connection in
-            try connection.statement(slot: Self.upsertRender.slot, Self.upsertRender.sql)
-                .bind(.text(key), .blob(entry)).run()
+            try connection.transaction {
+                try connection.statement(slot: Self.upsertRender.slot, Self.upsertRender.sql)
+                    .bind(.text(key), .text(source), .integer(Self.milliseconds(date)), .blob(entry)).run()
+                try connection.statement(slot: Self.pruneRenders.slot, Self.pruneRenders.sql)
+                    .bind(.text(source), .integer(Int64(keeping))).run()
+            }
+        }
+    }
+
+    /// How many memo entries `source` has.
+    func renderCount(source: String) -> Int {
+        (try? withConnection { connection in
+            let statement = try connection.statement(
+                "SELECT count(*) AS count FROM \(Renders.table) WHERE \(Renders.source) = ?1").bind(.text(source))
+            return try statement.step() ? statement.int("count") : 0
+        }) ?? 0
+    }
+
+    /// An entry of the earlier one-per-source memo, by its memo key; `nil` when there is none.
+    func legacyRender(key: String) -> Data? {
+        try? withConnection { connection in
+            let statement = try connection.statement(slot: Self.selectLegacyRender.slot, Self.selectLegacyRender.sql)
+                .bind(.text(key))
+            return try statement.step() ? statement.blob(LegacyRenders.entry) : nil
+        }
+    }
+
+    /// Forgets an entry of the earlier memo (it was moved, or it is no longer right).
+    func removeLegacyRender(key: String) {
+        try? withConnection { connection in
+            try connection.statement("DELETE FROM \(LegacyRenders.table) WHERE \(LegacyRenders.key) = ?1")
+                .bind(.text(key)).run()
         }
     }
 }

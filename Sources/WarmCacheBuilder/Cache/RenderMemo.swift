@@ -5,11 +5,13 @@ import WarmCacheImaging
 /// Remembers what rendering one source produced, so an unchanged source is neither decoded
 /// nor encoded again.
 ///
-/// The memo is keyed by everything the output depends on: the source's identifier, the
-/// original's SHA-256, the placeholders asked for, the engine settings, the WarmCache and
-/// libvips versions, and whether libvips' vector paths are on (they round differently). An
-/// entry holds the index rows the render produced: the source's row, its variants' rows, and
-/// whether the original has alpha (so format `auto` resolves without reading the original).
+/// A source's render is named by everything its output depends on, its *memo key*
+/// (``key(source:originalSHA256:placeholders:)``): the source's identifier, the original's
+/// SHA-256, the placeholders asked for, the engine settings, the WarmCache and libvips versions,
+/// and whether libvips' vector paths are on (they round differently). An entry's key adds the
+/// variants asked of that render (``entryKey(_:groups:)``); the entry holds the index rows the
+/// render produced: the source's row, its variants' rows, and whether the original has alpha
+/// (so format `auto` resolves without reading the original).
 /// A variant's bytes depend on its own spec only (the decodes are a ladder of the source's own
 /// sizes, and a quality search starts from a fixed guess), so re-rendering gives the same files;
 /// still, an entry is reused only when the plan asks for exactly its list of variant keys, and
@@ -18,9 +20,21 @@ import WarmCacheImaging
 /// depended on their siblings, searched before the speed levels, or resampled from ladder steps
 /// made another way (halved by Lanczos, or a JPEG decoded once per step), and are not reused.
 ///
-/// Entries live in the cache directory's ``CacheRecords`` under their memo key, saved without a
+/// **Several entries per source.** Two manifests that share a cache directory and ask other
+/// variants of the same images (an app and its widget), or a run of a changed manifest that
+/// published nothing (over budget, interrupted, killed), each leave their own entry beside the
+/// others': warming the first manifest again finds its own, and its blobs still in its bundle.
+/// A source keeps its ``entriesPerSource`` most recently saved entries (saving one drops the
+/// oldest beyond that), so the records grow with the sources, not with the runs: entries of an
+/// original that changed, or of settings no manifest asks for any more, age out as new ones
+/// arrive. An entry whose blobs are gone from the bundle is a miss, and the render that follows
+/// saves the fresh one under the same key, in its place.
+///
+/// Entries live in the cache directory's ``CacheRecords`` under their entry key, saved without a
 /// flush: a lost or torn entry only costs a re-render. An entry only counts if every blob it
-/// names is still in the bundle's object store (the renderer checks).
+/// names is still in the bundle's object store (the renderer checks). An entry of the memo of
+/// earlier versions (one per source, under its memo key) is still read, and moved to its entry
+/// key once reused, so an upgrade re-encodes nothing.
 ///
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
@@ -69,10 +83,24 @@ struct RenderMemo: Sendable {
         var blobStamps: [FileStamp?]
     }
 
+    /// How many entries a source keeps (the most recently saved).
+    static let entriesPerSource = 8
+
     /// The memo key for one source's render.
     func key(source: SourceIdentifier, originalSHA256: String, placeholders: PlaceholderKinds) -> String {
         let lines = settings + "\nsource \(source.rawValue)\noriginal \(originalSHA256)\nplaceholders \(placeholders.rawValue)"
         return ContentHash.sha256(Data(lines.utf8))
+    }
+
+    /// The key of the entry for the render `memoKey` names that gave the variants `groups` (per
+    /// requested variant, its candidate keys, as the renderer resolved them for the original's
+    /// alpha): one entry per list of variants asked.
+    func entryKey(_ memoKey: String, groups: [[VariantKey]]) -> String {
+        var text = memoKey
+        for group in groups {
+            text += "\n" + group.map(\.rawValue).joined(separator: "\t")
+        }
+        return ContentHash.sha256(Data(text.utf8))
     }
 
     /// The settings that change output bytes, in a stable order (dictionaries print in a
@@ -90,8 +118,24 @@ struct RenderMemo: Sendable {
     /// order, the candidate keys `keys` gives for the original's alpha (the keys of format `auto`
     /// depend on it): each line one of its group's keys.
     func load(_ key: String, source: SourceIdentifier, keys: (_ sourceHasAlpha: Bool) -> [[VariantKey]]) -> Entry? {
+        records.render(key: key).flatMap { Self.decode($0, source: source, keys: keys) }
+    }
+
+    /// ``load(_:source:keys:)`` from the memo of earlier versions, by the memo key.
+    func loadLegacy(_ memoKey: String, source: SourceIdentifier,
+                    keys: (_ sourceHasAlpha: Bool) -> [[VariantKey]]) -> Entry? {
+        records.legacyRender(key: memoKey).flatMap { Self.decode($0, source: source, keys: keys) }
+    }
+
+    /// Moves an entry of the earlier memo, reused, to its entry key.
+    func moveLegacy(_ entry: Entry, from memoKey: String, to key: String) {
+        try? save(entry, as: key)
+        records.removeLegacyRender(key: memoKey)
+    }
+
+    private static func decode(_ data: Data, source: SourceIdentifier,
+                               keys: (_ sourceHasAlpha: Bool) -> [[VariantKey]]) -> Entry? {
         // Parsed as bytes: splitting `String`s by `Character` costs more than reading the file.
-        guard let data = records.render(key: key) else { return nil }
         let bytes = [UInt8](data)
         let lines = bytes.split(separator: Self.newline)
         guard lines.count >= 3, lines[0].elementsEqual(Self.header.utf8) else { return nil }
@@ -130,9 +174,11 @@ struct RenderMemo: Sendable {
         return Entry(source: row, sourceHasAlpha: sourceHasAlpha, variants: variants, blobStamps: stamps)
     }
 
-    func save(_ entry: Entry, as key: String) throws {
+    /// Saves `entry` under its entry key `key` (dropping its source's oldest beyond ``entriesPerSource``).
+    func save(_ entry: Entry, as key: String, at date: Date = Date()) throws {
         guard let data = Self.encode(entry) else { return }
-        try records.saveRender(data, key: key)
+        try records.saveRender(data, key: key, source: entry.source.identifier.rawValue,
+                               keeping: Self.entriesPerSource, at: date)
     }
 
     private static let header = "warm-cache render memo 9"

@@ -60,9 +60,10 @@ public struct VerificationReport: Sendable, Codable {
     public var variantsChecked: Int
     public var blobsChecked: Int
     public var bytesHashed: Int
-    /// Problems that make the bundle wrong. Orphan blobs are listed in `warnings`.
+    /// Problems that make the bundle wrong, and files that are no part of it but that an app
+    /// copying the folder would ship (what a killed run left: unlisted blobs, its staging folder).
     public var problems: [Problem]
-    /// Harmless findings: unreferenced blobs left by an interrupted run.
+    /// Findings that need no action (the signed statement's, for instance).
     public var warnings: [Problem]
 
     public var isValid: Bool { problems.isEmpty }
@@ -164,11 +165,13 @@ public struct BundleVerifier {
         let kept = ObjectStore.keptFileNames(in: bundleURL)
         for orphan in listObjects().subtracting(referenced).sorted()
             where !kept.contains((orphan as NSString).lastPathComponent) {
-            report.warnings.append(.init(kind: .orphanBlob, subject: orphan,
-                                         detail: "not listed in the index (left by an interrupted run; the next warm "
-                                             + "of this bundle, or the next update a pull installs, removes it)"))
+            report.problems.append(.init(kind: .orphanBlob, subject: orphan,
+                                         detail: "not listed in the index: left by a run that was killed; an app that "
+                                             + "copies this folder ships it",
+                                         repair: "run warm-cache warm on this bundle again (or let the next update a "
+                                             + "pull installs), which removes it, or delete it"))
         }
-        report.warnings += leftovers()
+        report.problems += leftovers()
         return report
     }
 

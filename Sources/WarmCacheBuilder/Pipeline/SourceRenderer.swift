@@ -34,8 +34,9 @@ struct SourceRenderer: Sendable {
         case needsRender(Pending)
     }
 
-    /// A source the memo could not serve: its original's hash and size and, when the look-up had
-    /// to read the original to hash it, its bytes.
+    /// A source the memo could not serve: its original's hash, its memo key (the entry's key
+    /// also names the variants, which depend on the alpha the render finds) and size and, when
+    /// the look-up had to read the original to hash it, its bytes.
     struct Pending: Sendable {
         var original: URL
         var sha256: String
@@ -75,15 +76,36 @@ struct SourceRenderer: Sendable {
                                              placeholders: planned.placeholders))
     }
 
+    /// The entry for the variants the plan asks of this source, in the memo (``RenderMemo``):
+    /// the variants resolved for an opaque original first, then, if alpha changes them (format
+    /// `auto`, say), for one with alpha; last, the one entry an earlier version kept per source.
     private func reusable(_ planned: PlannedSource, memoKey: String) -> Rendered? {
+        let opaque = ResolvedRequests(planned, sourceHasAlpha: false)
+        if let found = reusable(planned, memoKey: memoKey, requests: opaque) { return found }
+        let alpha = ResolvedRequests(planned, sourceHasAlpha: true)
+        if alpha.groups != opaque.groups, let found = reusable(planned, memoKey: memoKey, requests: alpha) {
+            return found
+        }
         var requested: ResolvedRequests?
-        guard let entry = memo.load(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
-                  let requests = ResolvedRequests(planned, sourceHasAlpha: sourceHasAlpha)
+        guard let entry = memo.loadLegacy(memoKey, source: planned.identifier, keys: { sourceHasAlpha in
+                  let requests = sourceHasAlpha ? alpha : opaque
                   requested = requests
                   return requests.groups
               }), let requested, let reused = reuse(entry, requests: requested) else { return nil }
+        memo.moveLegacy(reused.restamped ?? entry, from: memoKey,
+                        to: memo.entryKey(memoKey, groups: requested.groups))
+        return reused.rendered
+    }
+
+    /// The entry saved for `requests` (the plan's variants resolved for one alpha), if its blobs
+    /// are all still stored intact. (An entry found under their key has their variants whatever
+    /// its original's alpha: when alpha changes the variants, it changes the key.)
+    private func reusable(_ planned: PlannedSource, memoKey: String, requests: ResolvedRequests) -> Rendered? {
+        let key = memo.entryKey(memoKey, groups: requests.groups)
+        guard let entry = memo.load(key, source: planned.identifier, keys: { _ in requests.groups }),
+              let reused = reuse(entry, requests: requests) else { return nil }
         if let restamped = reused.restamped {
-            try? memo.save(restamped, as: memoKey)  // next time these blobs are trusted without hashing
+            try? memo.save(restamped, as: key)  // next time these blobs are trusted without hashing
         }
         return reused.rendered
     }
@@ -155,7 +177,8 @@ struct SourceRenderer: Sendable {
             byteCount: imaged.originalByteCount,
             placeholder: imaged.rendered.placeholder.isEmpty ? nil : imaged.rendered.placeholder)
         let entry = RenderMemo.Entry(source: source, sourceHasAlpha: info.hasAlpha, variants: variants, blobStamps: stamps)
-        try? memo.save(entry, as: pending.memoKey)  // a lost memo only costs a re-encode next time
+        // A lost entry only costs a re-encode next time.
+        try? memo.save(entry, as: memo.entryKey(pending.memoKey, groups: imaged.requests.groups))
         return Rendered(source: source, variants: imaged.requests.rows(variants), action: .encoded)
     }
 

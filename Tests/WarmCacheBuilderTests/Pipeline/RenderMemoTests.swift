@@ -80,10 +80,69 @@ import WarmCacheImaging
         let whole = try #require(memo.records.render(key: "ef01"))
         let keys = Self.keys(alpha: false)
         for cut in stride(from: 0, to: whole.count - 1, by: 7) {
-            try memo.records.saveRender(whole.prefix(cut), key: "ef01")
+            try memo.records.saveRender(whole.prefix(cut), key: "ef01", source: Self.source.rawValue, keeping: 8)
             #expect(memo.load("ef01", source: Self.source, keys: { _ in keys.map { [$0] } }) == nil, "cut at \(cut)")
         }
-        try memo.records.saveRender(Data("{\"source\": {}}".utf8), key: "ef01")
+        try memo.records.saveRender(Data("{\"source\": {}}".utf8), key: "ef01", source: Self.source.rawValue, keeping: 8)
         #expect(memo.load("ef01", source: Self.source, keys: { _ in keys.map { [$0] } }) == nil)
+    }
+
+    /// Two lists of variants of one render (an app's manifest and its widget's) each keep their
+    /// entry; a source keeps its most recently saved few, whatever the runs.
+    @Test func aSourceKeepsAnEntryPerListOfVariantsUpToItsMostRecentFew() throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
+        let memoKey = memo.key(source: Self.source, originalSHA256: String(repeating: "f", count: 64), placeholders: [])
+        let app = Self.keys(alpha: false).map { [$0] }
+        let widget = Array(app.prefix(1))
+        let appKey = memo.entryKey(memoKey, groups: app), widgetKey = memo.entryKey(memoKey, groups: widget)
+        #expect(appKey != widgetKey)
+        var widgetEntry = Self.entry(alpha: false, placeholder: nil)
+        widgetEntry.variants.removeLast()
+        widgetEntry.blobStamps.removeLast()
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        try memo.save(Self.entry(alpha: false, placeholder: nil), as: appKey, at: start)
+        try memo.save(widgetEntry, as: widgetKey, at: start + 1)
+        #expect(memo.load(appKey, source: Self.source, keys: { _ in app }) != nil)
+        #expect(memo.load(widgetKey, source: Self.source, keys: { _ in widget }) != nil)
+
+        // Ten more lists saved later: the source keeps its eight most recent, the first ones age out.
+        for index in 0..<10 {
+            try memo.records.saveRender(Data("entry \(index)".utf8), key: "later\(index)", source: Self.source.rawValue,
+                                        keeping: RenderMemo.entriesPerSource, at: start + 10 + Double(index))
+        }
+        #expect(memo.records.renderCount(source: Self.source.rawValue) == RenderMemo.entriesPerSource)
+        #expect(memo.records.render(key: appKey) == nil && memo.records.render(key: widgetKey) == nil)
+        #expect(memo.records.render(key: "later9") != nil && memo.records.render(key: "later1") == nil)
+        // Another source's entries are not counted against this one's.
+        try memo.records.saveRender(Data("x".utf8), key: "other", source: "https://img.example.com/other.jpg",
+                                    keeping: RenderMemo.entriesPerSource)
+        #expect(memo.records.renderCount(source: Self.source.rawValue) == RenderMemo.entriesPerSource)
+    }
+
+    /// A cache directory an earlier version wrote holds one entry per source under its memo key:
+    /// it is still read, and once reused moved to its entry key, so an upgrade re-encodes nothing.
+    @Test func anEntryOfTheEarlierOnePerSourceMemoIsReadAndMoved() throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
+        let memoKey = memo.key(source: Self.source, originalSHA256: String(repeating: "f", count: 64), placeholders: [])
+        let groups = Self.keys(alpha: false).map { [$0] }
+        let entryKey = memo.entryKey(memoKey, groups: groups)
+        let saved = Self.entry(alpha: false, placeholder: nil)
+        try memo.save(saved, as: entryKey)
+        let text = try #require(memo.records.render(key: entryKey))
+        let connection = try SQLiteConnection(path: memo.records.path, readOnly: false)
+        try connection.execute("DELETE FROM render_entries")
+        try connection.statement("INSERT INTO renders (key, entry) VALUES (?1, ?2)").bind(.text(memoKey), .blob(text)).run()
+        connection.close()
+
+        #expect(memo.load(entryKey, source: Self.source, keys: { _ in groups }) == nil)
+        let legacy = try #require(memo.loadLegacy(memoKey, source: Self.source, keys: { _ in groups }))
+        #expect(legacy.variants == saved.variants)
+        memo.moveLegacy(legacy, from: memoKey, to: entryKey)
+        #expect(memo.load(entryKey, source: Self.source, keys: { _ in groups })?.variants == saved.variants)
+        #expect(memo.records.legacyRender(key: memoKey) == nil)
     }
 }
