@@ -16,9 +16,10 @@ import WarmCacheImaging
 /// sizes, and a quality search starts from a fixed guess), so re-rendering gives the same files;
 /// still, an entry is reused only when the plan asks for exactly its list of variant keys, and
 /// adding a preset renders that source again (only that source), to the same files for the
-/// variants it had. Version 9 entries: earlier ones were rendered by a cascade and searches that
-/// depended on their siblings, searched before the speed levels, or resampled from ladder steps
-/// made another way (halved by Lanczos, or a JPEG decoded once per step), and are not reused.
+/// variants it had. Version 10 entries: earlier ones were rendered by a cascade and searches that
+/// depended on their siblings, searched before the speed levels, resampled from ladder steps
+/// made another way (halved by Lanczos, or a JPEG decoded once per step), or wrote HEIC at 4:4:4
+/// from quality 90 (now 4:2:0 unless asked), and are not reused.
 ///
 /// **Several entries per source.** Two manifests that share a cache directory and ask other
 /// variants of the same images (an app and its widget), or a run of a changed manifest that
@@ -39,7 +40,7 @@ import WarmCacheImaging
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
 /// ```
-/// warm-cache render memo 9
+/// warm-cache render memo 10
 /// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
 /// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
 /// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|->
@@ -181,7 +182,7 @@ struct RenderMemo: Sendable {
                                keeping: Self.entriesPerSource, at: date)
     }
 
-    private static let header = "warm-cache render memo 9"
+    private static let header = "warm-cache render memo 10"
 
     /// The entry as text, or `nil` if a field would break the line structure.
     private static func encode(_ entry: Entry) -> Data? {
