@@ -5,7 +5,8 @@ import WarmCache
 /// decoded at the view's size. The core of WarmCacheUI's views, usable on its own.
 ///
 /// ```swift
-/// let loader = ImageLoader(bundle: try CacheBundle(contentsOf: bundleURL), decoder: ImageIODecoder())
+/// // `decoder`: WarmCacheUI's ImageIO decoder on Apple platforms, any `ImageDecoding` elsewhere.
+/// let loader = ImageLoader(bundle: try CacheBundle(contentsOf: bundleURL), decoder: decoder)
 /// let request = ImageRequest(url: product.imageURL, size: PointSize(width: 120, height: 120), scale: 3)
 /// if let image = loader.cachedImage(for: request) {
 ///     show(image)                                   // first frame, no flash
