@@ -50,6 +50,8 @@ struct ImageDownloader: Sendable {
     /// The session the loader makes for itself: the system's defaults and a disk cache of
     /// responses that follows HTTP's rules (`Cache-Control`, `ETag` revalidation), shared by every
     /// loader of the process. Its memory part is off: the decoded-image cache is the memory tier.
+    /// (On Linux, FoundationNetworking's session was seen fetching a response with `max-age`
+    /// again right after storing it: rely on this cache on Apple platforms.)
     static func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = sharedURLCache
