@@ -51,7 +51,7 @@ struct ImageDownloader: Sendable {
     /// responses that follows HTTP's rules (`Cache-Control`, `ETag` revalidation), shared by every
     /// loader of the process. Its memory part is off: the decoded-image cache is the memory tier.
     /// (On Linux, FoundationNetworking's session was seen fetching a response with `max-age`
-    /// again right after storing it: rely on this cache on Apple platforms.)
+    /// again on the next request: rely on this cache on Apple platforms.)
     static func makeSession() -> URLSession {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = sharedURLCache
