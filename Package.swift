@@ -178,6 +178,7 @@ let package = Package(
             name: "warm-cache-bench",
             dependencies: [
                 "WarmCacheBuilder",
+                "WarmCacheLoading",
                 "WarmCacheTestSupport",
                 "CVipsShim",
                 builder("ArgumentParser", "swift-argument-parser"),
@@ -190,6 +191,7 @@ let package = Package(
         .target(
             name: "WarmCacheTestSupport",
             dependencies: [
+                "WarmCacheLoading",
                 builder("NIOCore", "swift-nio"),
                 builder("NIOPosix", "swift-nio"),
                 builder("NIOHTTP1", "swift-nio"),
