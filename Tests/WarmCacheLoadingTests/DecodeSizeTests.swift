@@ -14,9 +14,12 @@ import WarmCacheTestSupport
                                of: pixels)
     }
 
-    @Test func theViewsLongestSideInPixels() {
-        #expect(size(100, 100, of: landscape) == 200)
+    /// The decode covers the view's box on both sides, so a view that fills its frame never
+    /// enlarges it: a 4:3 image in a 200 × 200 px box is decoded 267 × 200, not 200 × 150.
+    @Test func theDecodeCoversTheViewsBox() {
+        #expect(size(100, 100, of: landscape) == 267)
         #expect(size(150, 50, scale: 3, of: landscape) == 450)
+        #expect(size(50, 150, scale: 2, of: landscape) == 400)
     }
 
     @Test func aBlobThatFitsTheViewIsDecodedWhole() {

@@ -26,13 +26,13 @@ import WarmCacheTestSupport
     @Test func decodesAtTheViewsSizeNotTheBlobs() async throws {
         let decoder = StandInDecoder()
         let loader = LoaderFixtures.loader(bundle: try LoaderFixtures.bundle(), decoder: decoder)
-        // 250 × 250 pt at 2x: the 800 × 600 variant, decoded to 500 px on its longest side.
+        // 250 × 250 pt at 2x: the 800 × 600 variant, decoded to cover 500 × 500 px: 667 × 500.
         let response = try await loader.image(for: LoaderFixtures.request(LoaderFixtures.photo(2), side: 250))
-        #expect(response.image.pixelSize == PixelSize(width: 500, height: 375))
-        #expect(decoder.calls.map(\.maxPixelSize) == [500])
+        #expect(response.image.pixelSize == PixelSize(width: 667, height: 500))
+        #expect(decoder.calls.map(\.maxPixelSize) == [667])
         // A smaller view of the same variant is served by that decode, without another.
         let smaller = ImageRequest(url: LoaderFixtures.photo(2), size: PointSize(width: 220, height: 220), scale: 2)
-        #expect(loader.cachedImage(for: smaller)?.pixelSize.width == 500)
+        #expect(loader.cachedImage(for: smaller)?.pixelSize.width == 667)
     }
 
     @Test func theNetworkAnswersWhatTheBundleLacks() async throws {
@@ -43,7 +43,8 @@ import WarmCacheTestSupport
 
         let response = try await loader.image(for: request)
         #expect(response.origin == .network)
-        #expect(response.image.pixelSize == PixelSize(width: 100, height: 67))
+        // Its header says 300 × 200: decoded to cover the 100 × 100 px view, as a bundle blob is.
+        #expect(response.image.pixelSize == PixelSize(width: 150, height: 100))
         #expect(decoder.calls.map(\.fromFile) == [false])
         #expect(try await loader.image(for: request).origin == .memory)
         #expect(loader.cachedImage(for: request) != nil)

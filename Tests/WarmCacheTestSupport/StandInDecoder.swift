@@ -71,6 +71,14 @@ public final class StandInDecoder: ImageDecoding, @unchecked Sendable {
         return DecodedImage(image: StandInBitmap(pixelSize: size), pixelSize: size)
     }
 
+    /// The size from the PNG or JPEG header, as ImageIO reads it from an image's properties.
+    public func pixelSize(of image: EncodedImage) -> PixelSize? {
+        switch image.bytes {
+        case .data(let data): return StandInImages.pixelSize(of: data)
+        case .file(let url): return (try? Data(contentsOf: url)).flatMap(StandInImages.pixelSize(of:))
+        }
+    }
+
     /// `full` scaled down so its longest side is at most `maxPixelSize` (0: unchanged), as
     /// ImageIO's thumbnails are.
     static func fitted(_ full: PixelSize, maxPixelSize: Int) -> PixelSize {

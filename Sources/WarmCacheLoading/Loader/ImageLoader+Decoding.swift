@@ -26,7 +26,11 @@ extension ImageLoader {
 
     /// Downloads `url` (shared with every request for it in flight, whatever its size), decodes
     /// the body on the decoding threads and keeps it in memory.
-    func download(_ url: URL, with downloader: ImageDownloader, as key: DecodedImageKey) async throws -> DecodedImage {
+    ///
+    /// The body's own size, when the decoder reads it from the header, makes the decode cover the
+    /// view on both sides, as a bundle blob's recorded size does (``ImageSource/decodeSize(for:of:)``).
+    func download(_ url: URL, for request: ImageRequest, with downloader: ImageDownloader,
+                  as key: DecodedImageKey) async throws -> DecodedImage {
         if let image = decodedCache.image(for: key) { return image }
         let body = try await downloads.value(for: url) { try await downloader.body(of: url) }
         try Task.checkCancellation()
@@ -34,7 +38,9 @@ extension ImageLoader {
         let image: DecodedImage
         do {
             image = try await decodeQueue.run {
-                try decoder.decode(EncodedImage(bytes: .data(body.data), format: nil), maxPixelSize: key.maxPixelSize)
+                let encoded = EncodedImage(bytes: .data(body.data), format: nil)
+                let size = decoder.pixelSize(of: encoded).map { ImageSource.decodeSize(for: request, of: $0) }
+                return try decoder.decode(encoded, maxPixelSize: size ?? key.maxPixelSize)
             }
         } catch is CancellationError {
             throw CancellationError()

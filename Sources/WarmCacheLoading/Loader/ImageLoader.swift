@@ -93,7 +93,7 @@ public final class ImageLoader: Sendable {
             return ImageResponse(image: image, origin: .bundle)
         case .remote(let url):
             guard let downloader else { throw ImageLoadingError(url: url, reason: .notInBundle) }
-            let image = try await decodes.value(for: key) { [self] in try await download(url, with: downloader, as: key) }
+            let image = try await decodes.value(for: key) { [self] in try await download(url, for: request, with: downloader, as: key) }
             return ImageResponse(image: image, origin: .network)
         }
     }

@@ -39,11 +39,17 @@ enum ImageSource: Sendable {
     }
 
     /// The longest side to decode a `pixels` image at for `request` (0: full size).
+    ///
+    /// Large enough to cover the view's box on both sides, as Nuke's thumbnails do by default: a
+    /// view that fills its frame with an image of another shape (`scaledToFill`,
+    /// `scaleAspectFill`) then never enlarges the decode, and one that fits it inside draws a
+    /// decode at most as much larger as the two shapes differ. A 3:2 photo in a 100 × 100 px box is
+    /// decoded 150 × 100, not 100 × 67.
     static func decodeSize(for request: ImageRequest, of pixels: PixelSize) -> Int {
         let longest = max(pixels.width, pixels.height)
         let box = (width: request.size.width * request.scale, height: request.size.height * request.scale)
         guard longest > 0, pixels.width > 0, pixels.height > 0, box.width.isFinite, box.height.isFinite else { return 0 }
-        var needed = Double(request.maxPixelSize)
+        var needed = max(box.width / Double(pixels.width), box.height / Double(pixels.height)) * Double(longest)
         if box.width > 0, box.height <= 0 {
             needed = box.width * Double(longest) / Double(pixels.width)
         } else if box.height > 0, box.width <= 0 {

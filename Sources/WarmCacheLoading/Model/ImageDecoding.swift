@@ -21,6 +21,17 @@ import WarmCache
 public protocol ImageDecoding: Sendable {
     /// The bitmap of `image`, its longest side at most `maxPixelSize` pixels (`0`: full size).
     func decode(_ image: EncodedImage, maxPixelSize: Int) throws -> DecodedImage
+
+    /// The size `image` decodes to at full size, upright (EXIF orientation applied), read from its
+    /// header without decoding; `nil` when that is not known. The loader asks it of a downloaded
+    /// image, whose size no bundle recorded, to decode it large enough to cover the view on both
+    /// sides. The default says `nil`: the decode's longest side is then the view's.
+    func pixelSize(of image: EncodedImage) -> PixelSize?
+}
+
+extension ImageDecoding {
+    /// Not known: see ``ImageDecoding/pixelSize(of:)``.
+    public func pixelSize(of image: EncodedImage) -> PixelSize? { nil }
 }
 
 /// A decoded bitmap, ready to draw: `image` is the platform's object (a `CGImage` on Apple

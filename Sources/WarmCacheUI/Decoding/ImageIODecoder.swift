@@ -49,6 +49,18 @@ public struct ImageIODecoder: ImageDecoding {
         return DecodedImage(image: decoded, pixelSize: PixelSize(width: decoded.width, height: decoded.height))
     }
 
+    /// The first image's size upright, from its properties (no pixel is decoded): width and height
+    /// swapped for the EXIF orientations that turn it a quarter (5 to 8). `nil` when they do not say.
+    public func pixelSize(of image: EncodedImage) -> PixelSize? {
+        guard let source = Self.source(for: image.bytes),
+              let properties = CGImageSourceCopyPropertiesAtIndex(source, 0, nil) as? [CFString: Any],
+              let width = (properties[kCGImagePropertyPixelWidth] as? NSNumber)?.intValue,
+              let height = (properties[kCGImagePropertyPixelHeight] as? NSNumber)?.intValue,
+              width > 0, height > 0 else { return nil }
+        let orientation = (properties[kCGImagePropertyOrientation] as? NSNumber)?.intValue ?? 1
+        return (5...8).contains(orientation) ? PixelSize(width: height, height: width) : PixelSize(width: width, height: height)
+    }
+
     /// An image source that reads the file in place or the downloaded bytes, without caching them.
     private static func source(for bytes: EncodedImage.Bytes) -> CGImageSource? {
         let options = [kCGImageSourceShouldCache: false] as CFDictionary
