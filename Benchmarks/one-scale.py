@@ -66,6 +66,7 @@ SCALE_SETS = {"1-2-3": [1, 2, 3], "3": [3]}
 PHOTOGRAPHS = ["BytheWater", "ColdRipple", "ColorfulCups", "DarkestHour", "EveningGlow", "FallenLeaf", "Grey",
                "Kite", "OneStandsOut", "Path", "summer_1am"]
 BYTES_TARGET = 0.65
+CEILING_PIXELS = 1_000_000  # the unencoded ceilings are scored up to this 2x size (heroes take minutes)
 
 
 def ensure_tools():
@@ -98,9 +99,11 @@ def default_photos(which, count=8):
     return [path for _, (_, path) in sorted(chosen)]
 
 
-def manifest(photos, scales):
-    lines = ["version: 1", "output: Images.warmcache", 'platforms: { ios: "16.0" }', "defaults:",
-             "  formats: [smallest]", "  quality: auto", "  quality_target: 80", "  speed: balanced",
+def manifest(photos, scales, lossless=False):
+    """README's shape at `scales`; `lossless`: the same variants as PNG, the builder's own pixels."""
+    encoding = ["  formats: [png]"] if lossless else ["  formats: [smallest]", "  quality: auto",
+                                                      "  quality_target: 80", "  speed: balanced"]
+    lines = ["version: 1", "output: Images.warmcache", 'platforms: { ios: "16.0" }', "defaults:", *encoding,
              f"  scales: [{', '.join(map(str, scales))}]", "  fit: inside", "presets:"]
     lines += [f"  {name}: {settings}" for name, settings in PRESETS.items()]
     lines.append("images:")
@@ -109,14 +112,15 @@ def manifest(photos, scales):
     return "\n".join(lines) + "\n"
 
 
-def warm(cli, photos, scales, folder):
+def warm(cli, photos, scales, folder, lossless=False):
     """Warms the manifest at `scales` in `folder`; returns the bundle path and the CPU seconds."""
+    shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     for index, photo in enumerate(photos):  # local paths are relative to the manifest
         os.symlink(photo, os.path.join(folder, f"photo{index}{os.path.splitext(photo)[1]}"))
     local = [f"photo{index}{os.path.splitext(photo)[1]}" for index, photo in enumerate(photos)]
     with open(os.path.join(folder, "manifest.yml"), "w") as file:
-        file.write(manifest(local, scales))
+        file.write(manifest(local, scales, lossless))
     before = os.times()
     subprocess.run([cli, "warm", "manifest.yml", "--quiet", "--cache-dir", "cache"], cwd=folder, check=True)
     after = os.times()
@@ -162,30 +166,38 @@ def decoded(path):
     return srgb(pyvips.Image.new_from_file(path, access="sequential"))
 
 
+def resized(image, width, height):
+    """`image` resized to exactly width x height by libvips' Lanczos 3."""
+    return image.resize(width / image.width, vscale=height / image.height, kernel="lanczos3").copy_memory()
+
+
 def reference(photo, width, height, cover, match):
-    """The source resized by libvips to width x height; for `cover`, the window best matching `match`."""
+    """The source, decoded whole, resized by libvips (Lanczos 3) to width x height; for `cover`,
+    resized to cover the box and cropped where it best matches `match`."""
     import pyvips
     source = pyvips.Image.new_from_file(photo)
+    if source.get_typeof("icc-profile-data"):  # as the builder does: converted to sRGB
+        source = source.icc_transform("srgb", embedded=True)
+    source = srgb(source).copy_memory()
     if not cover:
-        return srgb(pyvips.Image.thumbnail(photo, width, height=height, size="force",
-                                           export_profile="srgb")).copy_memory()
+        return resized(source, width, height)
     factor = max(width / source.width, height / source.height)
-    full_w, full_h = max(width, round(source.width * factor)), max(height, round(source.height * factor))
-    resized = srgb(pyvips.Image.thumbnail(photo, full_w, height=full_h, size="force", export_profile="srgb"))
-    resized = resized.copy_memory()
+    full = resized(source, max(width, round(source.width * factor)), max(height, round(source.height * factor)))
     best = None
-    for x in range(full_w - width + 1):
-        for y in range(full_h - height + 1):
-            difference = (resized.crop(x, y, width, height).cast("float") - match.cast("float")).abs().avg()
+    for x in range(full.width - width + 1):
+        for y in range(full.height - height + 1):
+            difference = (full.crop(x, y, width, height).cast("float") - match.cast("float")).abs().avg()
             if best is None or difference < best[0]:
                 best = (difference, x, y)
-    return resized.crop(best[1], best[2], width, height).copy_memory()
+    return full.crop(best[1], best[2], width, height).copy_memory()
 
 
 def downsampled(path, width, height):
     """The file at `path` resized to exactly width x height by Lanczos 3, as a 2x view would show it."""
-    image = decoded(path).copy_memory()
-    return image.resize(width / image.width, vscale=height / image.height, kernel="lanczos3").copy_memory()
+    image = resized(decoded(path).copy_memory(), width, height)
+    if (image.width, image.height) != (width, height):
+        raise SystemExit(f"resizing {path} gave {image.width}x{image.height}, not {width}x{height}")
+    return image
 
 
 def label(photo):
@@ -203,26 +215,36 @@ def score(ref, image, folder):
 
 
 def score_pair(task):
-    """(a) and (b) of one photo and preset: task is (photo path, preset, the 2x row, the 3x row)."""
-    photo, preset, two, three = task
-    file_a = decoded(two["path"]).copy_memory()
-    file_b = downsampled(three["path"], two["width"], two["height"])
-    if (file_b.width, file_b.height) != (two["width"], two["height"]):
-        raise SystemExit(f"resizing {three['path']} gave {file_b.width}x{file_b.height}, not the 2x size")
+    """The scores of one photo and preset. task: (photo path, preset, and the rows of the 2x and 3x
+    files and of the builder's lossless 2x and 3x renders)."""
+    photo, preset, two, three, two_png, three_png = task
+    width, height = two["width"], two["height"]
     cover = "cover" in PRESETS[preset]
-    ref_a = reference(photo, two["width"], two["height"], cover, file_a)
-    ref_b = reference(photo, two["width"], two["height"], cover, file_b) if cover else ref_a
+    file_a, file_b = decoded(two["path"]).copy_memory(), downsampled(three["path"], width, height)
+    render_a, render_b = decoded(two_png["path"]).copy_memory(), downsampled(three_png["path"], width, height)
+    lanczos = {name: reference(photo, width, height, cover, image) for name, image in [("a", file_a), ("a0", render_a)]}
+    for name, row in [("b", three), ("b0", three_png)]:
+        # A cover crop's window differs a little between scales: the 3x path's reference is the
+        # source's rendering of the 3x window (found at 3x), resized as the file is.
+        lanczos[name] = resized(reference(photo, row["width"], row["height"], True, decoded(row["path"]).copy_memory()),
+                                width, height) if cover else lanczos["a"]
+    result = dict(photo=label(photo), preset=preset, size=f"{width}x{height}", three=f"{three['width']}x{three['height']}")
     with tempfile.TemporaryDirectory() as folder:
-        return dict(photo=label(photo), preset=preset, size=f"{two['width']}x{two['height']}",
-                    three=f"{three['width']}x{three['height']}", a=float(score(ref_a, file_a, folder)),
-                    b=float(score(ref_b, file_b, folder)))
+        result.update(a=score(lanczos["a"], file_a, folder), b=score(lanczos["b"], file_b, folder),
+                      a_own=score(render_a, file_a, folder), b_own=score(render_a, file_b, folder))
+        if width * height <= CEILING_PIXELS:
+            result.update(a0=score(lanczos["a0"], render_a, folder), b0=score(lanczos["b0"], render_b, folder),
+                          b0_own=score(render_a, render_b, folder))
+    return {key: float(value) if not isinstance(value, str) else value for key, value in result.items()}
 
 
-def scores(photos, rows, jobs):
-    """Per preset and photo: (a) the 2x file and (b) the 3x file resized to the 2x size, scored."""
+def scores(photos, rows, renders, jobs, presets):
+    """Per preset (of `presets`) and photo, the scores of score_pair."""
     by_key = {(row["photo"], row["preset"], row["scale"]): row for row in rows}
-    tasks = [(photos[number], preset, two, by_key[(number, preset, 3)])
-             for (number, preset, scale), two in sorted(by_key.items()) if scale == 2]
+    png = {(row["photo"], row["preset"], row["scale"]): row for row in renders}
+    tasks = [(photos[number], preset, two, by_key[(number, preset, 3)], png[(number, preset, 2)],
+              png[(number, preset, 3)]) for (number, preset, scale), two in sorted(by_key.items())
+             if scale == 2 and preset in presets]
     results = []
     context = multiprocessing.get_context("spawn")  # libvips' threads do not survive a fork
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
@@ -233,6 +255,27 @@ def scores(photos, rows, jobs):
     return results
 
 
+def summary(results):
+    """Mean and worst of every score, per preset and over all, and how often (b) >= (a)."""
+    print("\nSSIMULACRA2 at the 2x size, mean / worst: (a) the 2x file, (b) the 3x file resized by Lanczos 3;")
+    print("against the source resized by Lanczos 3, and against the builder's own lossless 2x render ('own');")
+    print("a0 / b0: the same two paths without encoding (the builder's PNG renders), where computed")
+    columns = ["a", "b", "a_own", "b_own", "a0", "b0", "b0_own"]
+    print(f"{'':7}" + "".join(f"{column:>16}" for column in columns) + "   b>=a  b_own>=a_own")
+    for preset in [*PRESETS, None]:
+        chosen = [row for row in results if preset is None or row["preset"] == preset]
+        if not chosen:
+            continue
+        cells = []
+        for column in columns:
+            values = [row[column] for row in chosen if column in row]
+            cells.append(f"{sum(values) / len(values):7.2f} /{min(values):6.2f}" if values else f"{'-':>15}")
+        wins = sum(row["b"] >= row["a"] for row in chosen)
+        own = sum(row["b_own"] >= row["a_own"] for row in chosen)
+        print(f"{preset or 'all':<7}" + "".join(f"{cell:>16}" for cell in cells)
+              + f"   {wins}/{len(chosen)}  {own}/{len(chosen)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cli", default=".build-release/release/warm-cache", help="the release warm-cache")
@@ -241,6 +284,8 @@ def main():
     parser.add_argument("--keep", default="", help="warm into this folder and keep it (default: a temporary one)")
     parser.add_argument("--json", default="", help="also write every figure to this file")
     parser.add_argument("--reuse", action="store_true", help="with --keep: score the bundles a previous run kept")
+    parser.add_argument("--presets", default=",".join(PRESETS), help="the presets to score (default: all)")
+    parser.add_argument("--no-scores", action="store_true", help="print the bytes only")
     parser.add_argument("--jobs", type=int, default=2, help="photos scored at once (default 2)")
     args = parser.parse_args()
     ensure_tools()
@@ -276,16 +321,13 @@ def main():
         f"  {preset} {totals(one, None, preset)[1] / totals(full, None, preset)[1]:.3f}" for preset in PRESETS)
         + f"  all {totals(one)[1] / totals(full)[1]:.3f} (target <= {BYTES_TARGET})")
     print(f"bytes of [2, 3] / [1, 2, 3]  all {totals(full, {2, 3})[1] / totals(full)[1]:.3f}\n")
-    figures["scores"] = scores(photos, full, args.jobs)
-    print("\nSSIMULACRA2 at the 2x size: (a) the 2x file, (b) the 3x file resized by libvips")
-    for preset in [*PRESETS, None]:
-        chosen = [row for row in figures["scores"] if preset is None or row["preset"] == preset]
-        mean_a = sum(row["a"] for row in chosen) / len(chosen)
-        mean_b = sum(row["b"] for row in chosen) / len(chosen)
-        wins = sum(row["b"] >= row["a"] for row in chosen)
-        print(f"  {preset or 'all':<6} (a) mean {mean_a:6.2f} worst {min(row['a'] for row in chosen):6.2f}   "
-              f"(b) mean {mean_b:6.2f} worst {min(row['b'] for row in chosen):6.2f}   "
-              f"(b) >= (a) in {wins}/{len(chosen)}")
+    if not args.no_scores:
+        target = os.path.join(folder, "lossless-2-3")
+        if not (args.reuse and os.path.isdir(os.path.join(target, "Images.warmcache"))):
+            warm(cli, photos, [2, 3], target, lossless=True)
+        renders = variants(os.path.join(target, "Images.warmcache"), photos)
+        figures["scores"] = scores(photos, full, renders, args.jobs, args.presets.split(","))
+        summary(figures["scores"])
     if args.json:
         with open(args.json, "w") as file:
             json.dump(figures, file, indent=1)
