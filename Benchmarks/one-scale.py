@@ -5,13 +5,13 @@ manifest warmed at scales [1, 2, 3] and at [3] only.
 App Store thinning slices asset catalogs, not a resource folder: every device downloads every
 scale a bundle holds. A 2x device shown the 3x file decodes it down to its own pixel size (the
 runtime's views decode at the view's pixel size with ImageIO's thumbnail API). This script
-measures both sides of that trade on photos the encoders were not tuned on:
+measures both sides of that trade (docs/performance.md, "One scale shipped", has the figures):
 
     apt-get install -y plasma-workspace-wallpapers     # the script does this when they are missing
     pip install pyvips ssimulacra2                     # likewise
     swift build -c release --product warm-cache --scratch-path .build-release
-    python3 Benchmarks/one-scale.py [--cli .build-release/release/warm-cache] [--photos a.jpg,b.png]
-                                    [--keep DIR] [--json out.json]
+    python3 Benchmarks/one-scale.py [--set photos|largest | --photos a.jpg,b.png] [--keep DIR [--reuse]]
+                                    [--presets thumb,card] [--no-scores] [--json out.json] [--jobs 2]
 
 Photos (`--set`), each wallpaper's largest file in /usr/share/wallpapers/NAME/contents/images/:
   photos (the default): the first 8 by name of the KDE Plasma wallpapers that are photographs
@@ -29,19 +29,26 @@ at `scales: [1, 2, 3]` and at `scales: [3]`. For each warm it prints the files a
 file depends on its source and settings alone, which the script checks: the [3] warm's files must
 be the first warm's 3x files, byte for byte).
 
-Then, for each preset and photo, SSIMULACRA2 (the PyPI package `ssimulacra2`, independent of
-WarmCache's own port) of
+Then a third warm of the same variants at scales [2, 3] as PNG (`formats: [png]`): the builder's
+own lossless renders. For each preset and photo, SSIMULACRA2 (the PyPI package `ssimulacra2`,
+independent of WarmCache's own port) of
   (a) the 2x file the [1, 2, 3] warm made, and
-  (b) the 3x file resized by libvips to the 2x file's pixel size (Lanczos 3, standing in for
+  (b) the 3x file resized to the 2x file's pixel size by libvips' Lanczos 3 (standing in for
       ImageIO's downsampling),
-both against one reference: the source resized by libvips to that 2x pixel size, unencoded. For
-`cover` the reference is the source resized to cover the box, cropped where it best matches the
-file scored (the smallest mean difference over every window), so a crop placed a pixel apart by
-the builder's smart crop is not scored as a loss of quality.
+  a, b:         against the source decoded whole and resized by libvips' Lanczos 3 to that size
+                (not libvips' `thumbnail`, whose shrink-on-load decode is no reference);
+  a_own, b_own: against the builder's lossless 2x render;
+  a0, b0:       the same two paths without encoding (the lossless renders in place of the files),
+                against the Lanczos reference, for 2x sizes up to CEILING_PIXELS (heroes take
+                minutes to score); b0_own against the lossless 2x render.
+For `cover` the Lanczos reference is the source resized to cover the box and cropped where it
+best matches the image scored (the smallest mean difference over every window); the 3x path's is
+found at 3x and resized as the file is, since the smart crop places each scale's window a little
+apart. For the same reason b_own and b0_own of a cover preset measure the windows, not quality.
 
-Printed: per preset and scale set, files and bytes; per preset, the mean and worst of (a) and
-(b), and how many photos (b) scored at least as high as (a); the byte ratio [3] / [1, 2, 3]
-against the targets (at most 0.65x the bytes; (b) at least (a), in the mean and per photo).
+Printed: per preset and scale set, files and bytes; the byte ratio [3] / [1, 2, 3] against the
+target (at most 0.65x); a JSON line per photo and preset; per preset the mean / worst of every
+score and how many photos (b) scored at least as high as (a) (target: all of them, and the mean).
 """
 import argparse
 import concurrent.futures
@@ -222,13 +229,16 @@ def score_pair(task):
     cover = "cover" in PRESETS[preset]
     file_a, file_b = decoded(two["path"]).copy_memory(), downsampled(three["path"], width, height)
     render_a, render_b = decoded(two_png["path"]).copy_memory(), downsampled(three_png["path"], width, height)
-    lanczos = {name: reference(photo, width, height, cover, image) for name, image in [("a", file_a), ("a0", render_a)]}
+    lanczos = {name: reference(photo, width, height, cover, image)
+               for name, image in [("a", file_a), ("a0", render_a)]}
     for name, row in [("b", three), ("b0", three_png)]:
         # A cover crop's window differs a little between scales: the 3x path's reference is the
         # source's rendering of the 3x window (found at 3x), resized as the file is.
-        lanczos[name] = resized(reference(photo, row["width"], row["height"], True, decoded(row["path"]).copy_memory()),
-                                width, height) if cover else lanczos["a"]
-    result = dict(photo=label(photo), preset=preset, size=f"{width}x{height}", three=f"{three['width']}x{three['height']}")
+        window = reference(photo, row["width"], row["height"], True, decoded(row["path"]).copy_memory()) \
+            if cover else None
+        lanczos[name] = resized(window, width, height) if cover else lanczos["a"]
+    result = dict(photo=label(photo), preset=preset, size=f"{width}x{height}",
+                  three=f"{three['width']}x{three['height']}")
     with tempfile.TemporaryDirectory() as folder:
         result.update(a=score(lanczos["a"], file_a, folder), b=score(lanczos["b"], file_b, folder),
                       a_own=score(render_a, file_a, folder), b_own=score(render_a, file_b, folder))
@@ -289,7 +299,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=2, help="photos scored at once (default 2)")
     args = parser.parse_args()
     ensure_tools()
-    photos = [os.path.abspath(path) for path in args.photos.split(",")] if args.photos else default_photos(args.set)
+    photos = [os.path.abspath(path) for path in args.photos.split(",")] if args.photos \
+        else default_photos(args.set)
     cli = os.path.abspath(args.cli)
     print("photos:", ", ".join(photos), flush=True)
     folder = args.keep or tempfile.mkdtemp(prefix="one-scale-")
