@@ -2,13 +2,16 @@ import Foundation
 @testable import WarmCache
 
 /// Writes a small bundle straight into SQLite and `objects/` (as a non-Swift writer could), for
-/// reader tests that need real files without the builder: each source gets one JPEG variant per
-/// width, whose blob holds `payload` bytes.
+/// reader tests that need real files without the builder: each source gets one square `inside`
+/// JPEG variant per width (in points) and scale, whose blob holds `payload` bytes.
 struct HandMadeBundle {
     struct Variant {
         var source: String
         var width: Int
+        var scale: Int = 1
         var payload: Data
+        /// Its pixel side: `width` points at `scale`.
+        var pixels: Int { width * scale }
     }
 
     let url: URL
@@ -20,8 +23,8 @@ struct HandMadeBundle {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    mutating func add(_ source: String, width: Int, payload: String) {
-        variants.append(Variant(source: source, width: width, payload: Data(payload.utf8)))
+    mutating func add(_ source: String, width: Int, scale: Int = 1, payload: String) {
+        variants.append(Variant(source: source, width: width, scale: scale, payload: Data(payload.utf8)))
     }
 
     /// A stand-in content hash: 64 lowercase hex digits derived from the payload (not SHA-256;
@@ -55,14 +58,14 @@ struct HandMadeBundle {
                                 .text(Self.fakeHash(Data(variant.source.utf8)))).run()
             }
             let hash = Self.fakeHash(variant.payload)
-            let spec = VariantSpec(width: variant.width, height: nil, format: .jpeg)
+            let spec = VariantSpec(width: variant.width, height: nil, scale: variant.scale, format: .jpeg)
             let key = VariantKey(source: SourceIdentifier(variant.source), spec: spec)
             let row = try connection.statement("""
-                INSERT INTO variants VALUES (?, ?, ?, NULL, 1, 'inside', NULL, NULL, 0, 'jpeg', NULL, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, NULL)
+                INSERT INTO variants VALUES (?, ?, ?, NULL, ?, 'inside', NULL, NULL, 0, 'jpeg', NULL, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, NULL)
                 """)
-            try row.bind(.text(key.rawValue), .int(id), .int(variant.width),
+            try row.bind(.text(key.rawValue), .int(id), .int(variant.width), .int(variant.scale),
                          .text(spec.options.tokens.joined(separator: "-")), .text(Processor.token(for: [])),
-                         .int(variant.width), .int(variant.width), .int(variant.payload.count), .text(hash)).run()
+                         .int(variant.pixels), .int(variant.pixels), .int(variant.payload.count), .text(hash)).run()
             let blob = url.appendingPathComponent(BundleFormat.objectPath(sha256: hash, format: .jpeg))
             try FileManager.default.createDirectory(at: blob.deletingLastPathComponent(),
                                                     withIntermediateDirectories: true)
