@@ -38,27 +38,32 @@ package enum LibC {
         return UInt64(truncatingIfNeeded: status.st_dev)
     }
 
-    /// The system's version, in the numbering of ``AppPlatform/current``'s row of the format table.
+    /// The system's version (major, minor, patch), in the numbering of the format table's row for
+    /// the platform the code runs on (``AppPlatform/current``).
     ///
     /// An iPhone or iPad app running on a Mac, and a Mac Catalyst app, are iOS apps on a Mac whose
     /// reported version may be the Mac's (14 for macOS Sonoma, which decodes as iOS 17 does). There
     /// the iOS version is read through availability checks, which the system answers in iOS's
     /// numbering, at each version where the iOS row of ``FormatSupport`` changes.
-    package static var systemVersion: OSVersion {
+    package static var systemVersion: (major: Int, minor: Int, patch: Int) {
         #if os(iOS)
-        if isiOSAppOnMac || isMacCatalyst { return iOSVersionByAvailability }
+        if isiOSAppOnMac || isMacCatalyst { return (iOSMajorVersionByAvailability, 0, 0) }
         #endif
         let version = ProcessInfo.processInfo.operatingSystemVersion
-        return OSVersion(major: version.majorVersion, minor: version.minorVersion, patch: version.patchVersion)
+        return (version.majorVersion, version.minorVersion, version.patchVersion)
     }
 
+    /// The iOS major versions at which the format table's iOS row changes, newest first: what
+    /// an iOS app on a Mac can tell by availability checks (a test holds them to the table).
+    package static let iOSAvailabilitySteps = [17, 16, 14, 11]
+
     #if os(iOS)
-    /// The iOS version an iOS app on a Mac runs as, to the precision of the format table's iOS row.
-    private static var iOSVersionByAvailability: OSVersion {
-        if #available(iOS 17, *) { return "17" }
-        if #available(iOS 16, *) { return "16" }
-        if #available(iOS 14, *) { return "14" }
-        return "11"
+    /// The iOS version an iOS app on a Mac runs as, to the precision of ``iOSAvailabilitySteps``.
+    private static var iOSMajorVersionByAvailability: Int {
+        if #available(iOS 17, *) { return 17 }
+        if #available(iOS 16, *) { return 16 }
+        if #available(iOS 14, *) { return 14 }
+        return 11
     }
 
     private static var isMacCatalyst: Bool {

@@ -9,7 +9,7 @@ import Testing
     /// row needs its check there too.
     @Test func theIOSRowChangesOnlyWhereAvailabilityIsChecked() {
         let steps = Set(FormatSupport.firstDecodingVersions.compactMap { $0.since[.ios] })
-        #expect(steps.isSubset(of: ["11", "14", "16", "17"] as Set<OSVersion>), "\(steps)")
+        #expect(steps.isSubset(of: Set(LibC.iOSAvailabilitySteps.map { OSVersion(major: $0) })), "\(steps)")
     }
 
     /// The iOS row at each of those versions: what a lookup accepts by default there.

@@ -81,7 +81,9 @@ extension ImageFormat {
     /// is found without listing formats. Where the system decodes no images (Linux), every format.
     public static let decodedHere: [ImageFormat] = {
         guard let platform = AppPlatform.current else { return FormatSupport.preference }
-        return FormatSupport.decodedFormats(on: platform, version: LibC.systemVersion)
+        let version = LibC.systemVersion
+        return FormatSupport.decodedFormats(
+            on: platform, version: OSVersion(major: version.major, minor: version.minor, patch: version.patch))
     }()
 }
 

@@ -38,6 +38,18 @@ public final class ImagingEngine: Sendable {
         ImagingRuntime.capabilities.canEncode(format)
     }
 
+    /// The input formats this libvips build decodes (its loaders for them exist; AVIF and HEIC
+    /// share the HEIF loader, whose codecs decide which it reads).
+    public static func decodableFormats() -> Set<ImageFormat> {
+        guard (try? ImagingRuntime.started()) != nil else { return [] }
+        let loaders: [(ImageFormat, String)] = [
+            (.jpeg, "jpegload_buffer"), (.png, "pngload_buffer"), (.webp, "webpload_buffer"),
+            (.gif, "gifload_buffer"), (.avif, "heifload_buffer"), (.heic, "heifload_buffer"),
+            (.jxl, "jxlload_buffer"),
+        ]
+        return Set(loaders.filter { wc_vips_has_operation($0.1) != 0 }.map(\.0))
+    }
+
     /// Whether PNG palette quantisation is available (libvips built with libimagequant).
     public static var supportsPNGPalette: Bool {
         ImagingRuntime.capabilities.pngPalette

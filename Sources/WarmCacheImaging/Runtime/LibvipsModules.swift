@@ -74,17 +74,3 @@ extension ImagingRuntime {
             + "`apt-get install libvips-dev` on Debian or Ubuntu"
     }
 }
-
-extension ImagingEngine {
-    /// The input formats this libvips build decodes (its loaders for them exist; AVIF and HEIC
-    /// share the HEIF loader, whose codecs decide which it reads).
-    public static func decodableFormats() -> Set<ImageFormat> {
-        guard (try? ImagingRuntime.started()) != nil else { return [] }
-        let loaders: [(ImageFormat, String)] = [
-            (.jpeg, "jpegload_buffer"), (.png, "pngload_buffer"), (.webp, "webpload_buffer"),
-            (.gif, "gifload_buffer"), (.avif, "heifload_buffer"), (.heic, "heifload_buffer"),
-            (.jxl, "jxlload_buffer"),
-        ]
-        return Set(loaders.filter { wc_vips_has_operation($0.1) != 0 }.map(\.0))
-    }
-}

@@ -22,7 +22,7 @@ extension ImageLoader {
         /// own for authentication, custom headers or a cache of your choosing.
         public var session: URLSession?
         /// The formats the decoder reads, best first: which of a bundle's variants may answer
-        /// (by default ``ImageFormat/decodedHere``, what this device's system decoders read).
+        /// (by default `ImageFormat/decodedHere`, what this device's system decoders read).
         public var accepting: [ImageFormat]
         /// The most images decoded at once, on the loader's own threads (by default one fewer
         /// than the device's cores, between 1 and 4).

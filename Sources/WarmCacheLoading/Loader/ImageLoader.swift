@@ -37,7 +37,7 @@ public final class ImageLoader: Sendable {
     /// Whether the session is the loader's own, to release it with the loader.
     private let ownsSession: Bool
 
-    /// A loader answering from `bundle` (a ``CacheBundle`` or ``LayeredCacheBundle``; `nil` for
+    /// A loader answering from `bundle` (a `CacheBundle` or `LayeredCacheBundle`; `nil` for
     /// the network alone), decoding with `decoder`.
     public init(bundle: (any ImageLookup)?, decoder: any ImageDecoding, configuration: Configuration = .init()) {
         self.bundle = bundle

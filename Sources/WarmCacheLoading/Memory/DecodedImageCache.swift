@@ -17,7 +17,7 @@ import WarmCache
 /// grows does not decode again, and one that shrinks reuses what the larger one decoded.
 ///
 /// On Apple platforms it gives memory back by itself when the system runs short, as the bundle's
-/// ``BlobMemoryCache`` does: half its bytes when memory is low, everything when it is critical.
+/// `BlobMemoryCache` does: half its bytes when memory is low, everything when it is critical.
 public final class DecodedImageCache: @unchecked Sendable {
     /// The most bytes of bitmaps kept.
     public let byteLimit: Int
