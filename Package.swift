@@ -224,6 +224,7 @@ let package = Package(
             name: "WarmCacheEndToEndTests",
             dependencies: [
                 "WarmCache", "WarmCacheBuilder", "WarmCacheImaging", "WarmCacheUpdates", "WarmCacheTestSupport",
+                "WarmCacheLoading",
                 builder("Logging", "swift-log"),
                 // The HTTP stack's errors, to check the fetcher's words for them.
                 builder("AsyncHTTPClient", "async-http-client"),

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import NIOCore
 import Testing
 import WarmCache
+import WarmCacheLoading
 @testable import WarmCacheBuilder
 @testable import WarmCacheImaging
 import WarmCacheTestSupport
@@ -108,6 +109,15 @@ import WarmCacheUpdates
         samples += problems.map { Sample(type: "IndexProblem.swift:IndexProblem", kind: caseName($0),
                                          message: IndexProblem($0, table: "variants", row: "k1", column: "bytes",
                                                                detail: "a size of 0 bytes").description) }
+        // The views' loader: each reason as a view's failure phase would show it.
+        let reasons: [ImageLoadingError.Reason] = [
+            .notInBundle, .httpStatus(404), .unreachable("the connection was refused"),
+            .undecodableBody(byteCount: 512, contentType: "text/html", detail: "it is not an image"),
+            .undecodableBlob(path: "objects/ab/abcd.avif", detail: "the file is damaged"),
+            .bundleUnreadable("the index cannot be read: the file is damaged"),
+        ]
+        samples += reasons.map { Sample(type: "ImageLoadingError.swift:ImageLoadingError", kind: caseName($0),
+                                        message: ImageLoadingError(url: web, reason: $0).description) }
         samples.append(Sample(type: "SQLiteError.swift:SQLiteError", kind: nil,
                               message: SQLiteError(code: 11, message: "database disk image is malformed",
                                                    context: "reading the index").description))
@@ -288,6 +298,7 @@ import WarmCacheUpdates
             ("IndexBuilder.swift:IndexBuilderError", "WarmCacheBuilder/IndexBuilder.swift", "IndexBuilderError"),
             ("ManifestURLCheck.swift:Problem", "WarmCacheBuilder/ManifestURLCheck.swift", "Kind"),
             ("BundleStatement.swift:StatementError", "WarmCacheUpdates/BundleStatement.swift", "Kind"),
+            ("ImageLoadingError.swift:ImageLoadingError", "WarmCacheLoading/ImageLoadingError.swift", "Reason"),
         ]
         for (type, file, enumName) in enums {
             let declared = try SourceScan.caseNames(ofEnum: enumName, in: SourceScan.file(file))
@@ -311,6 +322,8 @@ import WarmCacheUpdates
         "MemoryIndex.swift:MemoryIndexUnordered": "lookups fall back to SQLite; never thrown to callers",
         "ManifestEnvironment.swift:Kind": "reported as a manifest diagnostic (walked through the loader)",
         "ManifestEnvironment.swift:ProblemList": "reported as manifest diagnostics (walked through the loader)",
+        "ImageIODecoder.swift:Failure": "Apple platforms only (not compiled here); the loader reports it inside an "
+            + "ImageLoadingError (walked), through PlainReason",
         "StatementCheck.swift:StatementProblem": "the CLI's; its words are StatementError's and PlainReason's, "
             + "and `verify` of a bad statement is checked in cliMessagesAreOnePlainLineEach",
     ]
