@@ -59,13 +59,15 @@ struct ImageDownloader: Sendable {
         return URLSession(configuration: configuration)
     }
 
-    /// 150 MB of responses on disk, in the caches folder's `WarmCacheLoading` (the system may
-    /// empty it when the device runs short of space).
+    /// 150 MB of responses on disk, in the caches folder's `WarmCacheLoading/<bundle id>` (the
+    /// system may empty it when the device runs short of space). The app's identifier keeps apart
+    /// the caches of Mac apps without the App Sandbox, which share one caches folder.
     static let sharedURLCache: URLCache = {
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        return LibC.diskURLCache(capacity: 150 * 1024 * 1024,
-                                 directory: caches.appendingPathComponent("WarmCacheLoading", isDirectory: true))
+        let folder = caches.appendingPathComponent("WarmCacheLoading", isDirectory: true)
+            .appendingPathComponent(Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName, isDirectory: true)
+        return LibC.diskURLCache(capacity: 150 * 1024 * 1024, directory: folder)
     }()
 }
 
