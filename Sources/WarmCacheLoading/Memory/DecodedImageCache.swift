@@ -17,141 +17,110 @@ import WarmCache
 /// grows does not decode again, and one that shrinks reuses what the larger one decoded.
 ///
 /// On Apple platforms it gives memory back by itself when the system runs short, as the bundle's
-/// `BlobMemoryCache` does: half its bytes when memory is low, everything when it is critical.
+/// `BlobMemoryCache` does (the same eviction, WarmCache's `LRUCache`): half its bytes when memory
+/// is low, everything when it is critical.
 public final class DecodedImageCache: @unchecked Sendable {
     /// The most bytes of bitmaps kept.
-    public let byteLimit: Int
+    public var byteLimit: Int { images.byteLimit }
     /// The most images kept.
-    public let countLimit: Int
+    public var countLimit: Int { images.countLimit }
 
-    private final class Node {
-        let key: DecodedImageKey
-        let image: DecodedImage
-        var previous: Node?
-        var next: Node?
-        init(key: DecodedImageKey, image: DecodedImage) {
-            self.key = key
-            self.image = image
-        }
-
-        /// Whether this decode can stand for one asked at `maxPixelSize`: it is at least that
-        /// large, or it is the whole image (asked at full size, or came out smaller than asked).
-        func serves(_ maxPixelSize: Int) -> Bool {
-            let isWhole = key.maxPixelSize == 0 || image.longestSide < key.maxPixelSize
-            return isWhole || (maxPixelSize > 0 && image.longestSide >= maxPixelSize)
-        }
-    }
-
+    /// The decoded images, by what they were decoded from and at which size.
+    private let images: LRUCache<DecodedImageKey, DecodedImage>
+    /// The sizes each image's bytes were decoded at: the few a screen shows one image at. An
+    /// entry the cache has since evicted is dropped when a lookup finds it gone.
+    private var sizes: [DecodedImageKey.Bytes: Set<Int>] = [:]
     private let lock = NSLock()
-    /// Every decode of the same bytes, few per key: the sizes a screen shows one image at.
-    private var decodes: [DecodedImageKey.Bytes: [Node]] = [:]
-    private var head: Node?  // most recently used
-    private var tail: Node?  // least recently used
-    private var nodeCount = 0
-    private var totalBytes = 0
-    private var peakBytes = 0
-    private var pressure: LibC.MemoryPressureObserver?
 
     /// An empty cache with these limits (negative limits count as 0: nothing is kept).
     package init(byteLimit: Int, countLimit: Int) {
-        self.byteLimit = max(0, byteLimit)
-        self.countLimit = max(0, countLimit)
-        pressure = LibC.MemoryPressureObserver { [weak self] critical in
-            self?.relieveMemoryPressure(critical: critical)
-        }
+        images = LRUCache(countLimit: countLimit, byteLimit: byteLimit) { $0.byteCost }
     }
 
     /// The number of decoded images held now.
-    public var count: Int { lock.withLock { nodeCount } }
+    public var count: Int { images.count }
     /// The bytes of bitmaps held now.
-    public var byteCount: Int { lock.withLock { totalBytes } }
+    public var byteCount: Int { images.byteCount }
     /// The most bytes held at once since the cache was made (or ``resetPeakByteCount()``).
-    package var peakByteCount: Int { lock.withLock { peakBytes } }
+    package var peakByteCount: Int { images.peakByteCount }
 
     /// The smallest decode of `key`'s bytes that serves `key`'s size, marking it most recently used.
     public func image(for key: DecodedImageKey) -> DecodedImage? {
-        lock.withLock {
-            guard let node = bestNode(for: key) else { return nil }
-            moveToFront(node)
-            return node.image
-        }
+        lock.withLock { bestKey(for: key).flatMap { images.value(forKey: $0) } }
     }
 
     /// Whether a decode serving `key` is held, without marking it used.
     public func contains(_ key: DecodedImageKey) -> Bool {
-        lock.withLock { bestNode(for: key) != nil }
+        lock.withLock { bestKey(for: key) != nil }
     }
 
     /// Keeps `image` under `key` as the most recently used, evicting the least recently used
     /// images until both limits hold.
     package func insert(_ image: DecodedImage, for key: DecodedImageKey) {
         lock.withLock {
-            if let existing = decodes[key.bytes]?.first(where: { $0.key == key }) { remove(existing) }
-            guard image.byteCost <= byteLimit, countLimit > 0 else { return }
-            let node = Node(key: key, image: image)
-            decodes[key.bytes, default: []].append(node)
-            nodeCount += 1
-            totalBytes += image.byteCost
-            moveToFront(node)
-            while nodeCount > countLimit || totalBytes > byteLimit, let last = tail { remove(last) }
-            peakBytes = max(peakBytes, totalBytes)
+            images.insert(image, forKey: key)
+            if images.contains(key) { sizes[key.bytes, default: []].insert(key.maxPixelSize) }
+            // Evictions leave sizes behind; once they outnumber the images held, sweep them all
+            // (amortised: the sweep is as long as the sizes it lets accumulate).
+            if sizes.count > 2 * images.count + 64 { sweepEvictedSizes() }
+        }
+    }
+
+    private func sweepEvictedSizes() {
+        for (bytes, decoded) in sizes {
+            let held = decoded.filter { images.contains(DecodedImageKey(bytes: bytes, maxPixelSize: $0)) }
+            sizes[bytes] = held.isEmpty ? nil : held
         }
     }
 
     /// What the cache does when the system runs short of memory: keeps at most half its byte
     /// limit when memory is low, nothing when it is critical.
     package func relieveMemoryPressure(critical: Bool) {
-        guard !critical else { return removeAll() }
-        lock.withLock {
-            while totalBytes > byteLimit / 2, let last = tail { remove(last) }
-        }
+        images.relieveMemoryPressure(critical: critical)
     }
 
     /// Empties the cache; later requests decode again. Call it when the app needs the memory.
     public func removeAll() {
         lock.withLock {
-            decodes.removeAll()
-            head = nil
-            tail = nil
-            nodeCount = 0
-            totalBytes = 0
+            images.removeAll()
+            sizes.removeAll()
         }
     }
 
     /// Starts a new high-water mark from the bytes held now.
     package func resetPeakByteCount() {
-        lock.withLock { peakBytes = totalBytes }
+        images.resetPeakByteCount()
     }
 
-    private func bestNode(for key: DecodedImageKey) -> Node? {
-        guard let nodes = decodes[key.bytes] else { return nil }
-        if let exact = nodes.first(where: { $0.key == key }) { return exact }
-        return nodes.filter { $0.serves(key.maxPixelSize) }.min { $0.image.byteCost < $1.image.byteCost }
+    /// The key of the decode that serves `key`: its own, else the smallest decode of the same
+    /// bytes at least as large as asked for, or of the whole image. Drops sizes evicted since.
+    private func bestKey(for key: DecodedImageKey) -> DecodedImageKey? {
+        guard let decoded = sizes[key.bytes] else { return nil }
+        var best: (key: DecodedImageKey, cost: Int)?
+        var gone: [Int] = []
+        for size in decoded {
+            let candidate = DecodedImageKey(bytes: key.bytes, maxPixelSize: size)
+            guard let image = images.peek(candidate) else {
+                gone.append(size)
+                continue
+            }
+            if candidate == key { return candidate }
+            if Self.decode(image, askedAt: size, serves: key.maxPixelSize), image.byteCost < best?.cost ?? .max {
+                best = (candidate, image.byteCost)
+            }
+        }
+        if !gone.isEmpty {
+            sizes[key.bytes]?.subtract(gone)
+            if sizes[key.bytes]?.isEmpty == true { sizes[key.bytes] = nil }
+        }
+        return best?.key
     }
 
-    private func moveToFront(_ node: Node) {
-        guard head !== node else { return }
-        unlink(node)
-        node.next = head
-        head?.previous = node
-        head = node
-        if tail == nil { tail = node }
-    }
-
-    private func remove(_ node: Node) {
-        unlink(node)
-        decodes[node.key.bytes]?.removeAll { $0 === node }
-        if decodes[node.key.bytes]?.isEmpty == true { decodes[node.key.bytes] = nil }
-        nodeCount -= 1
-        totalBytes -= node.image.byteCost
-    }
-
-    private func unlink(_ node: Node) {
-        node.previous?.next = node.next
-        node.next?.previous = node.previous
-        if head === node { head = node.next }
-        if tail === node { tail = node.previous }
-        node.previous = nil
-        node.next = nil
+    /// Whether `image`, decoded when asked at `askedAt`, can stand for one asked at `maxPixelSize`:
+    /// it is at least that large, or it is the whole image (asked at full size, or came out
+    /// smaller than asked).
+    private static func decode(_ image: DecodedImage, askedAt: Int, serves maxPixelSize: Int) -> Bool {
+        let isWhole = askedAt == 0 || image.longestSide < askedAt
+        return isWhole || (maxPixelSize > 0 && image.longestSide >= maxPixelSize)
     }
 }
