@@ -8,7 +8,7 @@ import Foundation
 /// do; an entry costing more than the byte limit is not kept. On Apple platforms it gives memory
 /// back by itself when the system runs short: half its bytes when memory is low, everything when
 /// it is critical (the least recently used first).
-package final class LRUCache<Key: Hashable, Value>: @unchecked Sendable {
+package final class LRUCache<Key: Hashable & Sendable, Value: Sendable>: @unchecked Sendable {
     /// The most entries kept.
     package let countLimit: Int
     /// The most bytes kept, as `cost` counts them.
