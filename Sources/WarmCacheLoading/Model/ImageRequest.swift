@@ -28,8 +28,8 @@ public struct ImageRequest: Hashable, Sendable {
     /// The longest side, in pixels, the view shows: `max(width, height) × scale`, rounded up;
     /// `0` when both sides are unconstrained (decode at full size).
     ///
-    /// A 120 × 80 pt view at scale 3 gives 360: the decoder makes the image's longest side at
-    /// most 360 pixels, so it costs at most 360 × 360 × 4 bytes of memory, whatever the file.
+    /// A 120 × 80 pt view at scale 3 gives 360. It names the decode in the loader's cache; the
+    /// decode itself is as large as covering the view's box needs, given the image's shape.
     public var maxPixelSize: Int {
         let longest = max(size.width, size.height) * scale
         guard longest.isFinite, longest > 0 else { return 0 }
