@@ -123,7 +123,7 @@ def rss(pids):
     return total
 
 
-def warm(cli, manifest_text, work, jobs):
+def warm(cli, manifest_text, work, jobs, extra=()):
     manifest = os.path.join(work, "manifest.yml")
     with open(manifest, "w") as handle:
         handle.write(manifest_text)
@@ -131,13 +131,16 @@ def warm(cli, manifest_text, work, jobs):
     command = [cli, "warm", manifest, "--cache-dir", os.path.join(work, "cache"), "--quiet"]
     if jobs:
         command += ["--jobs", str(jobs)]
+    command += list(extra)
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak, done = [0], threading.Event()
+    peak, processes, done = [0], [0], threading.Event()
 
     def sample():
         while not done.is_set():
-            peak[0] = max(peak[0], rss(tree(process.pid)))
+            pids = tree(process.pid)
+            peak[0] = max(peak[0], rss(pids))
+            processes[0] = max(processes[0], len(pids))
             done.wait(0.1)
     sampler = threading.Thread(target=sample)
     sampler.start()
@@ -152,7 +155,7 @@ def warm(cli, manifest_text, work, jobs):
     files = [os.path.join(d, f) for d, _, names in os.walk(objects) for f in names]
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"cpu": cpu, "wall": wall, "bytes": sum(os.path.getsize(f) for f in files), "files": len(files),
-            "peakRSS": peak[0]}
+            "peakRSS": peak[0], "processes": processes[0]}
 
 
 def main():

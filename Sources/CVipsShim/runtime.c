@@ -6,6 +6,8 @@
 #include <string.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#elif defined(__APPLE__)
+#include <malloc/malloc.h>
 #endif
 #include <vips/vips.h>
 #include <vips/vector.h>
@@ -250,6 +252,16 @@ wc_limit_malloc_arenas(int arenas)
     mallopt(M_TRIM_THRESHOLD, 16 << 20);
 #else
     (void) arenas;
+#endif
+}
+
+void
+wc_release_freed_memory(void)
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#elif defined(__APPLE__)
+    malloc_zone_pressure_relief(NULL, 0);
 #endif
 }
 

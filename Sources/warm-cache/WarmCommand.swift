@@ -54,6 +54,13 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Sources encoded at once, each in its own imaging process (default: one per core, plus one).")
     var jobs: Int?
 
+    @Option(help: ArgumentHelp("The memory the warm and its imaging processes may hold together.",
+                               discussion: "Fewer sources render at once, and fewer processes start, to stay within it; "
+                                   + "a source that needs more renders alone. Default: 192MiB per core plus 64MiB, "
+                                   + "at most a quarter of the machine's memory.",
+                               valueName: "size: 512MB, 2GiB"))
+    var memoryLimit: String?
+
     @Flag(help: "Decode and encode in this process instead of in imaging processes (slower for small images).")
     var inProcess = false
 
@@ -73,6 +80,16 @@ struct WarmCommand: AsyncParsableCommand {
         try OutputPaths.validateFileName(report, option: "--report", example: "report.json")
         if let budget, ManifestByteSize.bytes(from: budget) == nil {
             throw ValidationError("--budget '\(budget)' is not a size; write e.g. 25MB, 512KB, 1GiB or 0")
+        }
+        if let memoryLimit {
+            guard let bytes = ManifestByteSize.bytes(from: memoryLimit) else {
+                throw ValidationError("--memory-limit '\(memoryLimit)' is not a size; write e.g. 512MB or 2GiB")
+            }
+            if bytes < WarmOptions.minimumMemoryLimit {
+                throw ValidationError("--memory-limit \(memoryLimit) is too small: the warm and one imaging process "
+                    + "hold \(WarmOptions.minimumMemoryLimit >> 20)MiB before any image; give at least "
+                    + "\(WarmOptions.minimumMemoryLimit >> 20)MiB")
+            }
         }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -105,6 +122,7 @@ struct WarmCommand: AsyncParsableCommand {
             reportURL: report.map { URL(fileURLWithPath: $0, relativeTo: cwd).standardizedFileURL },
             imagingProcessCommand: inProcess ? nil : ImagingWorkerCommand.command)
         options.budget = budget.flatMap(ManifestByteSize.bytes(from:))
+        options.memoryLimit = memoryLimit.flatMap(ManifestByteSize.bytes(from:))
         // Every path the run writes, before any download.
         try OutputPaths.checkBundle(plan.output.path)
         try OutputPaths.checkFolder(options.resolvedCacheDirectory(for: plan).path, option: "--cache-dir")

@@ -166,6 +166,33 @@ import WarmCacheTestSupport
         #expect(started() == 2)
     }
 
+    /// Under a memory limit, sources that each need more than the room left render one at a
+    /// time, in one process: the others wait, and start no process of their own.
+    @Test func aMemoryLimitShrinksTheRendersAndProcessesInFlight() throws {
+        let engine = try ImagingEngine()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let starts = scratch.appendingPathComponent("starts").path
+        let worker = try Self.workerCommand().map { "'\($0)'" }.joined(separator: " ")
+        let pool = ImagingProcessPool(command: ["/bin/sh", "-c", "echo started >> '\(starts)'; exec \(worker)"],
+                                      configuration: engine.configuration, vectorPaths: .automatic, processes: 4,
+                                      memoryLimit: ImagingProcessPool.idleProcessMemory + (100 << 20))
+        let source = try engine.open(Data(try SourceImages.fixture("coffee.jpg").bytes), name: "coffee.jpg")
+        let specs = [VariantSpec(width: 48, height: nil, format: .jpeg)]
+        let here = try source.render(specs, placeholder: [])
+        let same = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let answer = try? pool.render(source.bytes, name: source.name, specs: [specs], alphaSpecs: [specs],
+                                          placeholder: [], memory: 80 << 20)
+            if answer?.1 == here { same.withLock { $0 += 1 } }
+        }
+        pool.shutdown()
+        #expect(same.withLock { $0 } == 8)
+        let started = ((try? String(contentsOfFile: starts, encoding: .utf8)) ?? "").split(separator: "\n").count
+        #expect(started == 1)
+    }
+
     @Test func aPrestartThatCannotStartIsReportedWithTheFirstSource() throws {
         let engine = try ImagingEngine()
         let pool = ImagingProcessPool(command: ["/nonexistent/warm-cache", "imaging-worker"],

@@ -105,7 +105,9 @@ import WarmCacheImaging
         defer { scratch.remove() }
         try PayloadTests.files(in: scratch)
         try scratch.write(PayloadTests.manifest(target: 75), to: "manifest.yml")
-        let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache"], in: scratch.url)
+        // The smallest memory limit there is: one imaging process, one source at a time.
+        let warm = try await CLI.run(["warm", "manifest.yml", "--cache-dir", "cache", "--memory-limit", "184MiB"],
+                                     in: scratch.url)
         #expect(warm.status == 0, "\(warm)")
         #expect(warm.stdout.contains("  bundle:   ") && warm.stdout.contains(" files ("), "\(warm)")
         #expect(warm.stdout.contains("by preset: card "), "\(warm)")
@@ -119,6 +121,11 @@ import WarmCacheImaging
         #expect(capped.stderr.contains("over its budget of 1.0 KB, so nothing was published"), "\(capped)")
         let bad = try await CLI.run(["warm", "manifest.yml", "--budget", "lots"], in: scratch.url)
         #expect(bad.status == 64 && bad.stderr.contains("--budget 'lots' is not a size"), "\(bad)")
+        let noLimit = try await CLI.run(["warm", "manifest.yml", "--memory-limit", "lots"], in: scratch.url)
+        #expect(noLimit.status == 64 && noLimit.stderr.contains("--memory-limit 'lots' is not a size"), "\(noLimit)")
+        let tiny = try await CLI.run(["warm", "manifest.yml", "--memory-limit", "100MB"], in: scratch.url)
+        #expect(tiny.status == 64 && tiny.stderr.contains("--memory-limit 100MB is too small"), "\(tiny)")
+        #expect(tiny.stderr.contains("give at least 184MiB"), "\(tiny)")
     }
 
     /// The budget covers the index too, is exact (equal fits, a byte less does not, and the

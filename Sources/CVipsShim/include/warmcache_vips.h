@@ -64,6 +64,10 @@ int wc_vips_has_operation(const char *nickname);
  *  the mmap threshold at 1 MB so large pixel buffers go back to the system when freed; a no-op
  *  on other C libraries. */
 void wc_limit_malloc_arenas(int arenas);
+/** Gives the memory malloc keeps after frees back to the system (glibc's malloc_trim, Apple's
+ *  malloc_zone_pressure_relief): an imaging process calls it after a large render, so that it
+ *  holds its idle size while it waits. */
+void wc_release_freed_memory(void);
 
 /** Copies and clears libvips' error buffer (process-wide); release with wc_free(). Never NULL. */
 char *wc_error_take(void);

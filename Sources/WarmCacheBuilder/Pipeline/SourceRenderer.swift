@@ -136,7 +136,9 @@ struct SourceRenderer: Sendable {
                 let alpha = ResolvedRequests(planned, sourceHasAlpha: true)
                 let (info, rendered) = try processes.render(bytes, name: planned.identifier.rawValue,
                                                             specs: opaque.specs, alphaSpecs: alpha.specs,
-                                                            placeholder: planned.placeholders, onVariant: onVariant)
+                                                            placeholder: planned.placeholders,
+                                                            memory: memoryNeeded(bytes, planned, opaque, alpha),
+                                                            onVariant: onVariant)
                 return Imaged(info: info, requests: info.hasAlpha ? alpha : opaque, rendered: rendered,
                               originalByteCount: bytes.count)
             }
@@ -148,6 +150,16 @@ struct SourceRenderer: Sendable {
         } catch {
             throw Failure(failure: SourceFailure(error))
         }
+    }
+
+    /// What rendering the source is estimated to need in an imaging process (its header read
+    /// here, nothing decoded), which the pool waits for under the warm's memory limit. A header
+    /// that cannot be read needs nothing: the process fails the source at once, saying why.
+    private func memoryNeeded(_ bytes: Data, _ planned: PlannedSource, _ opaque: ResolvedRequests,
+                              _ alpha: ResolvedRequests) -> Int {
+        guard let opened = try? engine.open(bytes, name: planned.identifier.rawValue) else { return 0 }
+        return opened.memoryNeeded(candidates: (opened.info.hasAlpha ? alpha : opaque).specs,
+                                   placeholder: planned.placeholders)
     }
 
     /// Step 3: stores the blobs and remembers the rows for the next run. Outside the imaging

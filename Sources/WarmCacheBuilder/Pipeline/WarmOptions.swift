@@ -24,6 +24,10 @@ public struct WarmOptions: Sendable {
     public var imagingProcessCommand: [String]?
     /// How imaging processes start libvips' vector paths (tests compare them with in-process renders).
     package var imagingProcessVectorPaths: ImagingRuntime.VectorPaths = .oneRenderAtATime
+    /// The memory the warm and its imaging processes may hold together, in bytes. `nil` means
+    /// ``defaultMemoryLimit``. Imaging processes render fewer sources at once, and fewer
+    /// processes start, to stay within it; a source that needs more renders alone.
+    public var memoryLimit: Int?
     /// Overrides the manifest's `fetch.concurrency` when set.
     public var fetchConcurrency: Int?
     /// Overrides the manifest's `budget` when set: the most bytes the bundle's files may take.
@@ -54,6 +58,27 @@ public struct WarmOptions: Sendable {
         cacheDirectory?.standardizedFileURL
             ?? plan.manifestURL.deletingLastPathComponent()
                 .appendingPathComponent(".build/warm-cache", isDirectory: true)
+    }
+
+    /// The default ``memoryLimit``: 192 MiB per core and 64 MiB, at most a quarter of the
+    /// machine's memory (448 MiB on 2 cores, 1.6 GiB on 8).
+    public static var defaultMemoryLimit: Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let perCores = Int(clamping: Int64(cores) * (192 << 20) + (64 << 20))
+        let quarter = Int(clamping: ProcessInfo.processInfo.physicalMemory / 4)
+        return max(minimumMemoryLimit, min(perCores, quarter))
+    }
+
+    /// The smallest ``memoryLimit`` a warm runs with: the warm's own share and one idle imaging process.
+    public static let minimumMemoryLimit = warmProcessMemory + ImagingProcessPool.idleProcessMemory
+
+    /// What the warm's own process holds, counted against ``memoryLimit`` before the imaging
+    /// processes: 61–73 MiB measured on photo warms, up to 114 MiB at 100,000 sources.
+    static let warmProcessMemory = 112 << 20
+
+    /// The imaging processes' share of the limit.
+    var imagingMemoryLimit: Int {
+        max(ImagingProcessPool.idleProcessMemory, (memoryLimit ?? Self.defaultMemoryLimit) - Self.warmProcessMemory)
     }
 
     /// One per core; with imaging processes one more, so that a process always has a source to

@@ -86,7 +86,8 @@ struct WarmSession: Sendable {
         let acquirer = OriginalAcquirer(cache: originals, fetcher: fetcher, options: options, logger: logger)
         let processes = options.imagingProcessCommand.map {
             ImagingProcessPool(command: $0, configuration: engine.configuration,
-                               vectorPaths: options.imagingProcessVectorPaths, processes: options.resolvedImagingConcurrency)
+                               vectorPaths: options.imagingProcessVectorPaths, processes: options.resolvedImagingConcurrency,
+                               memoryLimit: options.imagingMemoryLimit)
         }
         let renderer = SourceRenderer(engine: engine, processes: processes, writer: writer,
                                       memo: RenderMemo(records: records, configuration: engine.configuration,

@@ -71,6 +71,18 @@ public struct OpenedSource: Sendable {
         return try result.get()
     }
 
+    /// The memory, in bytes, that ``render(candidates:placeholder:onVariant:)`` with these
+    /// arguments is estimated to need at most, beyond what an idle imaging process holds: what
+    /// a warm admits renders by. Reads the plan only: nothing is decoded.
+    package func memoryNeeded(candidates: [[VariantSpec]], placeholder kinds: PlaceholderKinds) -> Int {
+        let thumbnail = kinds.isEmpty ? nil : PlaceholderRenderer.thumbnailSize(for: info.pixelSize)
+        guard let plan = try? RenderPlan.make(candidates, source: info, name: name, configuration: engine.configuration,
+                                              capabilities: engine.capabilities, placeholderSize: thumbnail) else {
+            return RenderMemory.perRender  // the render fails at once, saying why
+        }
+        return plan.peakMemory(source: info)
+    }
+
     /// Computes the requested placeholders from a tiny (at most 100x100) decode of the source.
     public func placeholder(_ kinds: PlaceholderKinds) throws(ImagingError) -> ImagePlaceholder {
         try render([], placeholder: kinds).placeholder

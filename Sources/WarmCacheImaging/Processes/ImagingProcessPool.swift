@@ -17,6 +17,13 @@ import WarmCache
 /// should keep a few more sources queued than there are processes. Processes start on first use
 /// and are reused.
 ///
+/// With a memory limit, sources are admitted by what they need (``OpenedSource/memoryNeeded(candidates:placeholder:)``,
+/// passed to ``render(_:name:specs:alphaSpecs:placeholder:memory:onVariant:)``): a source waits
+/// while the processes' idle memory and the needs of the sources rendering leave no room for
+/// its own, and a process starts only when there is room for it and its first source. Fewer
+/// processes then render at once (a source that needs more than the limit renders alone), and
+/// memory stays within the limit as far as the estimates hold.
+///
 /// Each process renders one source at a time, so by default it runs libvips' vector paths even
 /// where a process rendering several at once must not (``ImagingRuntime/VectorPaths/oneRenderAtATime``):
 /// on libvips 8.14 its plain C resampling loop took ~10 % of a small image's CPU (4.6 % less CPU
@@ -25,21 +32,29 @@ package final class ImagingProcessPool: @unchecked Sendable {
     /// Whether the processes run libvips' vector paths (they round differently, so render
     /// records must say which).
     package let vectorPathsEnabled: Bool
-    /// How many processes render at once.
+    /// How many processes render at once, at most.
     package let processCount: Int
+    /// The memory the processes may hold together, in bytes; `nil`: no limit.
+    package let memoryLimit: Int?
+    /// What an idle imaging process holds (libvips and its modules, the Swift runtime), as
+    /// measured on Linux (58–66 MiB), rounded up: every process counts this against the limit.
+    package static let idleProcessMemory = 72 << 20
     private let queue: JobQueue
 
     /// - Parameter command: the executable and arguments that serve ``ImagingWorker`` (the
     ///   `warm-cache` executable with `imaging-worker`).
     /// - Parameter vectorPaths: how the processes start libvips' vector paths.
     /// - Parameter processes: how many processes render at once (at least 1).
+    /// - Parameter memoryLimit: the bytes the processes may hold together (`nil`: no limit).
     package init(command: [String], configuration: ImagingConfiguration,
                  vectorPaths: ImagingRuntime.VectorPaths = .oneRenderAtATime,
-                 processes: Int = ProcessInfo.processInfo.activeProcessorCount + 1) {
+                 processes: Int = ProcessInfo.processInfo.activeProcessorCount + 1, memoryLimit: Int? = nil) {
         precondition(!command.isEmpty, "an imaging process needs a command")
         processCount = max(1, processes)
+        self.memoryLimit = memoryLimit
         queue = JobQueue(command: command, setup: ImagingWire.Setup(configuration: configuration, vectorPaths: vectorPaths),
-                         driverLimit: processCount)
+                         driverLimit: processCount,
+                         memory: MemoryAdmission(limit: memoryLimit, perProcess: Self.idleProcessMemory))
         // The processes run the same libraries in the same environment: they decide as this one
         // would (a runtime that cannot start here cannot start there either: nothing renders).
         vectorPathsEnabled = (try? ImagingRuntime.started())?.vectorPaths(vectorPaths) ?? false
@@ -55,19 +70,21 @@ package final class ImagingProcessPool: @unchecked Sendable {
     /// then ``OpenedSource/render(candidates:placeholder:)`` with `specs` (groups of candidates) for an opaque source and
     /// `alphaSpecs` for one with alpha. Returns the header's facts with the render. Blocks the
     /// calling thread while the source waits for a process and renders.
-    /// ``render(_:name:specs:alphaSpecs:placeholder:)`` with one candidate per variant.
+    /// ``render(_:name:specs:alphaSpecs:placeholder:memory:onVariant:)`` with one candidate per variant.
     package func render(_ bytes: Data, name: String, specs: [VariantSpec], alphaSpecs: [VariantSpec],
                         placeholder: PlaceholderKinds) throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
         try render(bytes, name: name, specs: specs.map { [$0] }, alphaSpecs: alphaSpecs.map { [$0] },
                    placeholder: placeholder)
     }
 
-    /// `onVariant` is called (on the process's driver thread) as each variant is encoded.
+    /// `memory` is what the render is estimated to need (``OpenedSource/memoryNeeded(candidates:placeholder:)``),
+    /// which it waits for under a memory limit. `onVariant` is called (on the process's driver
+    /// thread) as each variant is encoded.
     package func render(_ bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]],
-                        placeholder: PlaceholderKinds, onVariant: (@Sendable () -> Void)? = nil)
+                        placeholder: PlaceholderKinds, memory: Int = 0, onVariant: (@Sendable () -> Void)? = nil)
         throws(ImagingError) -> (SourceImageInfo, RenderedSource) {
         let job = Job(bytes: bytes, name: name, specs: specs, alphaSpecs: alphaSpecs, placeholder: placeholder,
-                      onVariant: onVariant)
+                      memory: memory, onVariant: onVariant)
         guard queue.submit(job) else {
             throw ImagingError(.engineUnavailable, source: name, message: "the imaging processes were shut down")
         }
@@ -101,12 +118,15 @@ private final class Job: @unchecked Sendable {
     let specs: [[VariantSpec]]
     let alphaSpecs: [[VariantSpec]]
     let placeholder: PlaceholderKinds
+    /// What the render is estimated to need, in bytes.
+    let memory: Int
     let onVariant: (@Sendable () -> Void)?
     private var outcome: Result<(SourceImageInfo, RenderedSource), ImagingError>?
     private let done = DispatchSemaphore(value: 0)
 
     init(bytes: Data, name: String, specs: [[VariantSpec]], alphaSpecs: [[VariantSpec]], placeholder: PlaceholderKinds,
-         onVariant: (@Sendable () -> Void)?) {
+         memory: Int, onVariant: (@Sendable () -> Void)?) {
+        self.memory = memory
         self.bytes = bytes
         self.name = name
         self.specs = specs
@@ -138,16 +158,19 @@ private final class JobQueue: @unchecked Sendable {
     private var head = 0
     private var drivers = 0
     private var idleDrivers = 0
+    /// The processes' memory: each driver's process, and the sources rendering.
+    private var memory: MemoryAdmission
     private var closed = false
     /// Set by ``terminate()``: no process starts again and none is tried twice.
     private var terminated = false
     /// The processes rendering now, by pid, so that ``terminate()`` can kill them.
     private var live: Set<pid_t> = []
 
-    init(command: [String], setup: ImagingWire.Setup, driverLimit: Int) {
+    init(command: [String], setup: ImagingWire.Setup, driverLimit: Int, memory: MemoryAdmission) {
         self.command = command
         self.setup = setup
         self.driverLimit = driverLimit
+        self.memory = memory
     }
 
     /// Queues `job`; `false` once the queue is closed.
@@ -160,7 +183,7 @@ private final class JobQueue: @unchecked Sendable {
             condition.signal()
         }
         // A driver that was signalled may not have woken yet: count what waits, not the signals.
-        if waiting.count - head > idleDrivers, drivers < driverLimit {
+        if waiting.count - head > idleDrivers, drivers < driverLimit, memory.allowsAnotherProcess(forRender: job.memory) {
             startDriver(startingProcess: false)
         }
         return true
@@ -171,7 +194,7 @@ private final class JobQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard !closed else { return }
-        while drivers < min(count, driverLimit) {
+        while drivers < min(memory.processesToPrestart(count), driverLimit) {
             startDriver(startingProcess: true)
         }
     }
@@ -179,6 +202,7 @@ private final class JobQueue: @unchecked Sendable {
     /// Called under the lock.
     private func startDriver(startingProcess: Bool) {
         drivers += 1
+        memory.processStarted()
         let thread = Thread { [self] in drive(startingProcess: startingProcess) }
         thread.name = "warm-cache imaging process \(drivers)"
         thread.start()
@@ -233,17 +257,19 @@ private final class JobQueue: @unchecked Sendable {
         return ended
     }
 
-    /// The next source, or `nil` when the queue is closed and empty.
+    /// The next source, once there is memory for it (counted until ``finished(_:)``), or `nil`
+    /// when the queue is closed and empty.
     private func next() -> Job? {
         condition.lock()
         defer { condition.unlock() }
-        while head == waiting.count {
-            if closed { return nil }
+        while head == waiting.count || !memory.admits(waiting[head].memory) {
+            if head == waiting.count, closed { return nil }
             idleDrivers += 1
             condition.wait()
             idleDrivers -= 1
         }
         let job = waiting[head]
+        memory.started(job.memory)
         head += 1
         if head > 64, head * 2 > waiting.count {
             waiting.removeFirst(head)
@@ -257,11 +283,22 @@ private final class JobQueue: @unchecked Sendable {
         // A process that cannot start now is tried again, and its error reported, with the first source.
         var process: ImagingProcess? = startingProcess ? try? startProcess() : nil
         while let job = next() {
-            job.finish(render(job, in: &process))
+            let outcome = render(job, in: &process)
+            finished(job)
+            job.finish(outcome)
         }
         if let process { stop(process) }
         condition.lock()
         drivers -= 1
+        memory.processStopped()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Gives back a rendered source's memory; the drivers waiting for memory look again.
+    private func finished(_ job: Job) {
+        condition.lock()
+        memory.finished(job.memory)
         condition.broadcast()
         condition.unlock()
     }

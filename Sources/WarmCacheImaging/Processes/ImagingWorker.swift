@@ -34,6 +34,10 @@ package enum ImagingWorker {
         }
     }
 
+    /// Output pixels from which a render's memory is given back to the system after it (below,
+    /// its buffers fit in what malloc keeps anyway: `wc_limit_malloc_arenas`' 16 MB trim threshold).
+    static let largeRender = 1_000_000
+
     private static func render(_ job: ImagingWire.Job, specSet: ImagingWire.SpecSet, bytes: Data,
                                engine: ImagingEngine, output: Int32) -> (ImagingWire.Reply, [Data]) {
         var reply = ImagingWire.Reply()
@@ -49,6 +53,10 @@ package enum ImagingWorker {
                                           perceptual: variant.perceptual)
             }
             reply.placeholder = rendered.placeholder
+            // A large render's buffers go back to the system: the process waits at its idle size.
+            if rendered.variants.contains(where: { $0.pixelWidth * $0.pixelHeight >= largeRender }) {
+                ImagingRuntime.releaseFreedMemory()
+            }
             return (reply, rendered.variants.map(\.data))
         } catch {
             reply.failure = ImagingWire.Reply.Failure(kind: error.kind.rawValue, message: error.message,

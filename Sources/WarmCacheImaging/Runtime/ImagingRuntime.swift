@@ -123,6 +123,13 @@ public enum ImagingRuntime {
         return state
     }
 
+    /// Gives the memory the C allocator kept after frees back to the system. An imaging process
+    /// calls it after a large render: it then waits at its idle size, which is what a warm's
+    /// memory limit counts for it (`ImagingProcessPool/idleProcessMemory`).
+    package static func releaseFreedMemory() {
+        wc_release_freed_memory()
+    }
+
     /// Starts the runtime with `settings` on another thread and returns at once, so that
     /// libvips' start (loading its modules: ~15 ms) overlaps what the caller does next, such as
     /// reading a manifest. Whatever needs the runtime first waits for that start (or makes it,
