@@ -9,7 +9,7 @@ struct WarmCacheBench: AsyncParsableCommand {
         abstract: "WarmCache benchmarks: each prints its figures.",
         subcommands: [LookupBenchmark.self, ImagingBenchmark.self, WarmBenchmark.self, ScaleBenchmark.self,
                       ReuseCheckBenchmark.self, ShardsBenchmark.self, MergeBenchmark.self, BytesBenchmark.self,
-                      AVIFEncodersBenchmark.self, LoaderBenchmark.self]
+                      AVIFEncodersBenchmark.self, LoaderBenchmark.self, ScorerMemoryBenchmark.self]
     )
 }
 

@@ -53,172 +53,51 @@ extension SSIMULACRA2 {
 
         let scales: [Scale]
 
+        /// The floats of the planes prepared for an image of `width` × `height` pixels.
+        static func floatCount(width: Int, height: Int) -> Int {
+            PlaneGeometry.scales(width: width, height: height).reduce(0) { $0 + 9 * $1.planeSize }
+        }
+
         /// Converts and filters the original; `workspace` must be sized for the image.
         init(_ image: SSIMULACRA2Image, background: Float, workspace: Workspace) {
             let geometries = PlaneGeometry.scales(width: image.width, height: image.height)
-            var scales: [Scale] = []
-            for (index, geometry) in geometries.enumerated() {
-                let planeSize = geometry.planeSize
-                let planes = PlaneBuffer(count: 9 * planeSize)
-                do {
-                    let xyb = planes.pointer, mean = xyb + 3 * planeSize, variance = mean + 3 * planeSize
-                    let source = LinearRows(image, background: background, scale: index, geometry, workspace)
-                    let next = index + 1 < geometries.count ? workspace.linear(index + 1) : nil
-                    let needs = (0..<3).map {
-                        MapsNeeded.of(channel: $0, scale: index, scaleCount: geometries.count)
-                    }
-                    let n = RecursiveGaussian.radius
-                    let states = (0..<6).map { workspace.columnState($0, geometry) }
-                    for state in states { state.reset() }
-                    var row = 1 - n
-                    // Filters down the columns row `row`, whose inputs (rows row − N − 1 and
-                    // row + N − 1 of the horizontal pass) are ready.
-                    func filterColumns() {
-                        let blurredMean = workspace.blurredRow(0), blurredSquare = workspace.blurredRow(1)
-                        for channel in 0..<3 where needs[channel] != .none {
-                            let (meanTop, meanBottom) = workspace.ringRows(2 * channel, around: row, geometry)
-                            states[2 * channel].advanceRow(meanTop, meanBottom, parity: row & 1, into: blurredMean)
-                            let offset = channel * planeSize + row * geometry.stride
-                            guard needs[channel] == .all else {
-                                if row >= 0 { RecursiveGaussian.storeMean(blurredMean, mean: mean + offset, geometry) }
-                                continue
-                            }
-                            let (squareTop, squareBottom) = workspace.ringRows(2 * channel + 1, around: row,
-                                                                               geometry)
-                            states[2 * channel + 1].advanceRow(squareTop, squareBottom, parity: row & 1,
-                                                               into: blurredSquare)
-                            if row >= 0 {
-                                RecursiveGaussian.storeMeanAndVariance(blurredMean, blurredSquare,
-                                                                       mean: mean + offset, variance: variance + offset,
-                                                                       geometry)
-                            }
-                        }
+            scales = geometries.indices.map { index in
+                let geometry = geometries[index]
+                let planes = PlaneBuffer(count: 9 * geometry.planeSize)
+                let stage = OriginalStage(image, background: background, scale: index, of: geometries,
+                                          into: .planes(planes.pointer), workspace)
+                stage.reset()
+                var row = 1 - RecursiveGaussian.radius
+                var top = 0
+                while top < geometry.height {
+                    let rows = min(4, geometry.height - top)
+                    stage.convert(top: top, rows: rows)
+                    var statistics: [RecursiveGaussian.Statistic] = []
+                    stage.addStatistics(top: top, to: &statistics)
+                    RecursiveGaussian.filter(statistics, rows: rows, geometry, workspace)
+                    while row < top && row < geometry.height {
+                        stage.filterColumns(row: row)
                         row += 1
                     }
-                    var top = 0
-                    while top < geometry.height {
-                        let rows = min(4, geometry.height - top)
-                        for y in top..<(top + rows) {
-                            let (r, g, b) = source.row(y)
-                            XYB.convert(r, g, b, into: xyb + y * geometry.stride, planeSize: planeSize, geometry)
-                        }
-                        if let next { source.halve(rows: top..<(top + rows), into: next) }
-                        var statistics: [RecursiveGaussian.Statistic] = []
-                        for channel in 0..<3 where needs[channel] != .none {
-                            let x = RowQuad(xyb + channel * planeSize, top: top, geometry)
-                            statistics.append(.init(x: x, signal: .values,
-                                                    output: workspace.ringQuad(2 * channel, top: top, geometry)))
-                            if needs[channel] == .all {
-                                statistics.append(.init(x: x, signal: .squares,
-                                                        output: workspace.ringQuad(2 * channel + 1, top: top, geometry)))
-                            }
-                        }
-                        RecursiveGaussian.filter(statistics, rows: rows, geometry, workspace)
-                        while row < top && row < geometry.height { filterColumns() }
-                        top += 4
-                    }
-                    while row < geometry.height { filterColumns() }
+                    top += 4
                 }
-                scales.append(Scale(geometry: geometry, planes: planes))
+                while row < geometry.height {
+                    stage.filterColumns(row: row)
+                    row += 1
+                }
+                return Scale(geometry: geometry, planes: planes)
             }
-            self.scales = scales
         }
 
         /// The error norms of `image` against this original at every scale, `image` being composited
         /// over `background` if it has alpha.
         func compare(_ image: SSIMULACRA2Image, background: Float, workspace: Workspace) -> [ScaleNorms] {
-            var result: [ScaleNorms] = []
-            result.reserveCapacity(scales.count)
-            for (index, scale) in scales.enumerated() {
-                let geometry = scale.geometry, planeSize = geometry.planeSize, stride = geometry.stride
-                let source = LinearRows(image, background: background, scale: index, geometry, workspace)
-                let next = index + 1 < scales.count ? workspace.linear(index + 1) : nil
-                let needs = (0..<3).map { MapsNeeded.of(channel: $0, scale: index, scaleCount: scales.count) }
-                let n = RecursiveGaussian.radius
-                let states = (0..<9).map { workspace.columnState($0, geometry) }
-                for state in states { state.reset() }
-                var sums = [ErrorMaps.Sums](repeating: ErrorMaps.Sums(), count: 3)
-                withExtendedLifetime(scale.planes) {
-                    let reference = scale.planes.pointer
-                    var row = 1 - n
-                    // Filters down the columns row `row` and pools its error maps.
-                    func filterColumns() {
-                        let blurredMean = workspace.blurredRow(0), blurredSquare = workspace.blurredRow(1)
-                        let blurredProduct = workspace.blurredRow(2)
-                        for channel in 0..<3 where needs[channel] != .none {
-                            let all = needs[channel] == .all
-                            let (meanTop, meanBottom) = workspace.ringRows(3 * channel, around: row, geometry)
-                            let parity = row & 1
-                            states[3 * channel].advanceRow(meanTop, meanBottom, parity: parity, into: blurredMean)
-                            if all {
-                                let (squareTop, squareBottom) = workspace.ringRows(3 * channel + 1, around: row,
-                                                                                   geometry)
-                                let (productTop, productBottom) = workspace.ringRows(3 * channel + 2, around: row,
-                                                                                     geometry)
-                                states[3 * channel + 1].advanceRow(squareTop, squareBottom, parity: parity,
-                                                                   into: blurredSquare)
-                                states[3 * channel + 2].advanceRow(productTop, productBottom, parity: parity,
-                                                                   into: blurredProduct)
-                            }
-                            if row >= 0 {
-                                let offset = channel * planeSize + row * stride
-                                let compared = ComparedRow(referenceXYB: reference + offset,
-                                                           referenceMean: reference + 3 * planeSize + offset,
-                                                           referenceVariance: reference + 6 * planeSize + offset,
-                                                           distortedXYB: workspace.xybRow(channel, row, geometry),
-                                                           distortedMean: blurredMean, distortedSquare: blurredSquare,
-                                                           product: blurredProduct)
-                                if all {
-                                    ErrorMaps.pool(compared, vectors: stride / 4, into: &sums[channel])
-                                } else {
-                                    ErrorMaps.poolEdges(compared, vectors: stride / 4, into: &sums[channel])
-                                }
-                            }
-                        }
-                        row += 1
-                    }
-                    var top = 0
-                    while top < geometry.height {
-                        let rows = min(4, geometry.height - top)
-                        for y in top..<(top + rows) {
-                            let (r, g, b) = source.row(y)
-                            XYB.convert(r, g, b, into: workspace.xybRow(0, y, geometry),
-                                        planeSize: workspace.xybRingPlane, geometry)
-                        }
-                        if let next { source.halve(rows: top..<(top + rows), into: next) }
-                        var statistics: [RecursiveGaussian.Statistic] = []
-                        for channel in 0..<3 where needs[channel] != .none {
-                            let x = workspace.xybQuad(channel, top: top, geometry)
-                            statistics.append(.init(x: x, signal: .values,
-                                                    output: workspace.ringQuad(3 * channel, top: top, geometry)))
-                            if needs[channel] == .all {
-                                let y = RowQuad(reference + channel * planeSize, top: top, geometry)
-                                statistics.append(.init(x: x, signal: .squares,
-                                                        output: workspace.ringQuad(3 * channel + 1, top: top, geometry)))
-                                statistics.append(.init(x: x, signal: .products(y),
-                                                        output: workspace.ringQuad(3 * channel + 2, top: top, geometry)))
-                            }
-                        }
-                        RecursiveGaussian.filter(statistics, rows: rows, geometry, workspace)
-                        while row < top && row < geometry.height { filterColumns() }
-                        top += 4
-                    }
-                    while row < geometry.height { filterColumns() }
+            withExtendedLifetime(scales) {
+                SSIMULACRA2.compare(image, background: background, workspace: workspace) { index in
+                    OriginalStage(reading: scales[index].planes.pointer, scales[index].geometry, scale: index,
+                                  scaleCount: scales.count, workspace)
                 }
-                var norms = ScaleNorms()
-                let pixels = Double(geometry.pixelCount)
-                for channel in 0..<3 {
-                    let channelSums = sums[channel]
-                    norms.ssim[channel * 2] = channelSums.ssim / pixels
-                    norms.ssim[channel * 2 + 1] = (channelSums.ssim4 / pixels).squareRoot().squareRoot()
-                    norms.edge[channel * 4] = channelSums.ringing / pixels
-                    norms.edge[channel * 4 + 1] = (channelSums.ringing4 / pixels).squareRoot().squareRoot()
-                    norms.edge[channel * 4 + 2] = channelSums.blurring / pixels
-                    norms.edge[channel * 4 + 3] = (channelSums.blurring4 / pixels).squareRoot().squareRoot()
-                }
-                result.append(norms)
             }
-            return result
         }
     }
 
@@ -250,13 +129,14 @@ extension SSIMULACRA2 {
         let planeSize: Int
         let fromBytes: Bool
 
+        /// The rows of the distorted image, or (`original`) of a streamed original, at `scale`.
         init(_ image: SSIMULACRA2Image, background: Float, scale: Int, _ geometry: PlaneGeometry,
-             _ workspace: Workspace) {
+             _ workspace: Workspace, original: Bool = false) {
             self.image = image
             self.background = background
             self.geometry = geometry
             fromBytes = scale == 0
-            planes = fromBytes ? workspace.linearRows : workspace.linear(scale)
+            planes = fromBytes ? workspace.linearRows(original: original) : workspace.linear(scale, original: original)
             planeSize = fromBytes ? 4 * geometry.stride : geometry.planeSize
         }
 
