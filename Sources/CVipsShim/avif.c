@@ -118,6 +118,9 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
         step = result == AVIF_RESULT_OK ? "converting to YUV" : "attaching the ICC profile";
         if (result == AVIF_RESULT_OK) result = avifImageRGBToYUV(image, &rgb);
     }
+    /* The encoder works from the YUV planes: the RGB copy goes before it starts. */
+    g_free(pixels);
+    pixels = NULL;
     if (result == AVIF_RESULT_OK) {
         int quantizer = o->lossless ? 0 : wc_avif_quantizer(o->quality);
         encoder->codecChoice = AVIF_CODEC_CHOICE_AOM;
@@ -150,7 +153,6 @@ wc_save_avif_tuned(WCImage *in, const WCSaveOptions *o, const WCAvifTuning *tuni
         step = "writing the file";
         result = avifEncoderFinish(encoder, &output);
     }
-    g_free(pixels);
     if (encoder) avifEncoderDestroy(encoder);
     if (image) avifImageDestroy(image);
     if (result != AVIF_RESULT_OK) {

@@ -95,6 +95,9 @@ wc_save_heif(WCImage *in, const WCSaveOptions *o, int av1, void **data, size_t *
         context, av1 ? heif_compression_AV1 : heif_compression_HEVC, &encoder);
     if (!error.code) error = configure(encoder, o, !av1);
     if (!error.code) error = make_image(pixels, width, height, bands, &image);
+    /* libheif works from its own copy: this one goes before the encoder starts. */
+    g_free(pixels);
+    pixels = NULL;
     if (!error.code) {
         nclx->color_primaries = heif_color_primaries_ITU_R_BT_709_5;
         nclx->transfer_characteristics = heif_transfer_characteristic_IEC_61966_2_1;
@@ -119,7 +122,6 @@ wc_save_heif(WCImage *in, const WCSaveOptions *o, int av1, void **data, size_t *
         struct heif_writer writer = { .writer_api_version = 1, .write = append_output };
         error = heif_context_write(context, &writer, &output);
     }
-    g_free(pixels);
     heif_nclx_color_profile_free(nclx);
     heif_encoding_options_free(options);
     if (image) heif_image_release(image);

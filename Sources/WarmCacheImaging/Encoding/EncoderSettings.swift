@@ -34,7 +34,15 @@ struct EncoderSettings: Hashable, Sendable {
 
     /// AVIF at a fixed quality: without rectangular partitions, libaom's speed 5 takes 0.40–0.48×
     /// the CPU for about 2 % more bytes (`docs/performance.md`, "AVIF encoders").
-    static let fixedQualityAVIFOptions = "enable-rect-partitions=0"
+    static let fixedQualityAVIFOptions = "enable-rect-partitions=0," + withoutIntraBlockCopy
+
+    /// libaom's intra block copy off. The tool copies blocks from elsewhere in the frame, for
+    /// screen content (text, interfaces); libaom turns it on when its detector takes an image for
+    /// such content, which smooth photos can pass: a 3072×1920 crop of a flower photo then held
+    /// 565 MB and took 10.4 s at speed 6 for 36,087 bytes, against 130 MB, 1.3 s and 35,639
+    /// bytes without it. Its hash tables grow with the frame, beyond what a warm's memory limit
+    /// can plan for (`docs/performance.md`, "Memory bounded by the work in flight").
+    static let withoutIntraBlockCopy = "enable-intrabc=0"
 
     /// The settings for `spec`, which should be canonical for its format (``EncoderTable/canonical(_:)``):
     /// what it sets, else `defaults`, else the table's defaults; effort within the table's range.

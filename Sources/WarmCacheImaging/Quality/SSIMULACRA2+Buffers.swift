@@ -11,8 +11,11 @@ extension SSIMULACRA2 {
     /// last, so memory freed by one is too small for the next and the allocator takes fresh pages
     /// from the system, which the kernel must clear: half the page faults of a JPEG
     /// `quality: auto` warm of photos, and 7 % of its CPU. Pages kept here are already mapped. The pool keeps the
-    /// ``keptBuffers`` largest buffers released (one reference is alive at a time, so that bounds
-    /// the memory to a few references' worth) and hands out the smallest that fits.
+    /// ``keptBuffers`` largest buffers released of at most ``keptBufferBytes`` each (one reference
+    /// is alive at a time, so that bounds the memory to a few small references' worth) and hands
+    /// out the smallest that fits. Larger buffers go back to the system: an imaging process that
+    /// scored a hero then waits at its idle size, and a large image's few faults cost nothing
+    /// beside its encodes.
     final class PlaneBuffer: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<Float>
         private let capacity: Int
@@ -26,6 +29,10 @@ extension SSIMULACRA2 {
 
         /// Buffers the pool keeps at most.
         static let keptBuffers = 2
+        /// The largest buffer the pool keeps: a prepared original's planes at most
+        /// (``SSIMULACRA2Reference/preparedByteLimit``), or a score's scratch memory for an image
+        /// of about 1.3 megapixels.
+        static let keptBufferBytes = SSIMULACRA2Reference.preparedByteLimit
 
         private static let pool = Pool()
 
@@ -45,6 +52,10 @@ extension SSIMULACRA2 {
             }
 
             func give(_ pointer: UnsafeMutablePointer<Float>, capacity: Int) {
+                guard capacity * MemoryLayout<Float>.size <= PlaneBuffer.keptBufferBytes else {
+                    pointer.deallocate()
+                    return
+                }
                 lock.lock()
                 free.append((pointer, capacity))
                 var dropped: UnsafeMutablePointer<Float>?

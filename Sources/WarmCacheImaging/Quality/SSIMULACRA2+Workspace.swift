@@ -199,10 +199,14 @@ extension SSIMULACRA2 {
             spare = nil
             lock.unlock()
             let workspace = taken ?? Workspace(geometry: geometry, streamed: streamed, wide: wide)
+            // A streamed original's scratch memory is not kept: between two scores the search
+            // encodes, and an encoder beside an idle 7.5 bytes per pixel is a large image's peak.
             defer {
-                lock.lock()
-                spare = workspace
-                lock.unlock()
+                if !streamed {
+                    lock.lock()
+                    spare = workspace
+                    lock.unlock()
+                }
             }
             return body(workspace)
         }

@@ -24,12 +24,13 @@ extension SearchSpeed {
     /// CPU for about 4 % of the bytes; blocks under 16 px cost `balanced` half again its CPU for
     /// about 2 % (`docs/performance.md`, "AVIF encoders" and "Search speeds"). `smallest` keeps
     /// every partition but the four-way splits, whose search costs 5 % of the CPU for no bytes
-    /// (without 4×4 blocks it took a quarter less CPU for 1–2.5 % more bytes).
+    /// (without 4×4 blocks it took a quarter less CPU for 1–2.5 % more bytes). No level copies
+    /// blocks within the frame (``EncoderSettings/withoutIntraBlockCopy``).
     var avifCodecOptions: String {
         switch self {
-        case .fast: return "enable-rect-partitions=0"
-        case .balanced: return "enable-rect-partitions=0,min-partition-size=16"
-        case .smallest: return "enable-1to4-partitions=0"
+        case .fast: return "enable-rect-partitions=0," + EncoderSettings.withoutIntraBlockCopy
+        case .balanced: return "enable-rect-partitions=0,min-partition-size=16," + EncoderSettings.withoutIntraBlockCopy
+        case .smallest: return "enable-1to4-partitions=0," + EncoderSettings.withoutIntraBlockCopy
         }
     }
 

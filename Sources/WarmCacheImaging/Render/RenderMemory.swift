@@ -7,7 +7,8 @@ import WarmCache
 /// here all at once), the pixels of every output with a quality target (kept until the searches
 /// run, smallest output first), and the working memory of the largest output's encode: its
 /// encoder's buffers, and for a search the original's bytes and those of a decoded trial, and
-/// SSIMULACRA 2's reference (``SSIMULACRA2Reference/bytesHeld(width:height:hasAlpha:)``).
+/// SSIMULACRA 2's reference and a score's scratch memory
+/// (``SSIMULACRA2Reference/memory(width:height:channels:mode:)``).
 ///
 /// The encoders' figures are bytes per output pixel measured on Linux (libjpeg-turbo, libwebp,
 /// libavif with libaom, libheif with x265, libjxl), each imaging process rendering a 3-megapixel and
@@ -60,7 +61,8 @@ enum RenderMemory {
     /// A quality search's working memory beside its encoder's: the output's pixels as bytes to
     /// score against, a decoded trial, and SSIMULACRA 2's reference and scratch.
     static func search(width: Int, height: Int, hasAlpha: Bool) -> Int {
-        let bytes = width * height * (hasAlpha ? 4 : 3)
-        return 2 * bytes + width * height * 48 * (hasAlpha ? 2 : 1) * 4 / 3
+        let channels = hasAlpha ? 4 : 3
+        let scoring = SSIMULACRA2Reference.memory(width: width, height: height, channels: channels)
+        return 2 * width * height * channels + scoring.reference + scoring.score
     }
 }
