@@ -16,10 +16,11 @@ import WarmCacheImaging
 /// sizes, and a quality search starts from a fixed guess), so re-rendering gives the same files;
 /// still, an entry is reused only when the plan asks for exactly its list of variant keys, and
 /// adding a preset renders that source again (only that source), to the same files for the
-/// variants it had. Version 10 entries: earlier ones were rendered by a cascade and searches that
+/// variants it had. Version 11 entries: earlier ones were rendered by a cascade and searches that
 /// depended on their siblings, searched before the speed levels, resampled from ladder steps
-/// made another way (halved by Lanczos, or a JPEG decoded once per step), or wrote HEIC at 4:4:4
-/// from quality 90 (now 4:2:0 unless asked), and are not reused.
+/// made another way (halved by Lanczos, or a JPEG decoded once per step), wrote HEIC at 4:4:4
+/// from quality 90 (now 4:2:0 unless asked), or stored an encoding larger than the source file
+/// whose pixels it kept (now the source's own file), and are not reused.
 ///
 /// **Several entries per source.** Two manifests that share a cache directory and ask other
 /// variants of the same images (an app and its widget), or a run of a changed manifest that
@@ -40,11 +41,12 @@ import WarmCacheImaging
 /// A re-warm reads one entry per source, so an entry is a few tab-separated lines rather than
 /// JSON (decoding JSON cost more than the rest of a reused source's work):
 /// ```
-/// warm-cache render memo 10
+/// warm-cache render memo 11
 /// source      <original sha256> <format> <width> <height> <bytes> <has alpha: 0|1>
 /// placeholder <thumbhash base64|-> <blurhash|-> <r,g,b,a|->
 /// variant     <width> <height> <bytes> <blob sha256> <has alpha: 0|1> <blob file stamp|->
 ///             <encoder quality|-> <score|-> <variant key>
+///             (quality `-` with a score: the source's own file was kept)
 /// ```
 /// (one `variant` line per requested variant, in the plan's order of candidate groups; for a
 /// variant with a quality target, the quality its search found and the score, so a re-warm
@@ -160,7 +162,10 @@ struct RenderMemo: Sendable {
                   let byteCount = Self.int(fields[3]), let hasAlpha = Self.flag(fields[5]) else { return nil }
             var perceptual: PerceptualEncoding?
             if key.spec.qualityTarget != nil {
-                guard let quality = Self.int(fields[7]), let score = Double(Self.string(fields[8])) else { return nil }
+                // No quality (`-`) with a score: the source's own file was kept.
+                let quality = Self.int(fields[7])
+                guard quality != nil || fields[7].elementsEqual("-".utf8),
+                      let score = Double(Self.string(fields[8])) else { return nil }
                 perceptual = PerceptualEncoding(quality: quality, score: score)
             }
             variants.append(BundleContents.Variant(
@@ -182,7 +187,7 @@ struct RenderMemo: Sendable {
                                keeping: Self.entriesPerSource, at: date)
     }
 
-    private static let header = "warm-cache render memo 10"
+    private static let header = "warm-cache render memo 11"
 
     /// The entry as text, or `nil` if a field would break the line structure.
     private static func encode(_ entry: Entry) -> Data? {
@@ -200,7 +205,7 @@ struct RenderMemo: Sendable {
             let stamp = index < entry.blobStamps.count ? entry.blobStamps[index]?.text : nil
             lines.append(["variant", "\(variant.pixelSize.width)", "\(variant.pixelSize.height)", "\(variant.byteCount)",
                           variant.blobSHA256, variant.hasAlpha ? "1" : "0", stamp ?? "-",
-                          variant.perceptual.map { String($0.quality) } ?? "-",
+                          variant.perceptual?.quality.map { String($0) } ?? "-",
                           variant.perceptual.map { String($0.score) } ?? "-", variant.key.rawValue]
                 .joined(separator: "\t"))
         }

@@ -137,7 +137,7 @@ public struct WarmPipeline: Sendable {
         guard let target = variant.key.spec.qualityTarget, let found = variant.perceptual,
               found.score < Double(target) else { return nil }
         return "\(variant.key.spec.format.rawValue) at \(variant.pixelSize) px reached SSIMULACRA2 "
-            + "\(String(format: "%.1f", found.score)), below its quality_target \(target), even at quality \(found.quality); "
+            + "\(String(format: "%.1f", found.score)), below its quality_target \(target), even at quality \(found.quality.map(String.init) ?? "-"); "
             + "lower quality_target for it or use another format"
     }
 

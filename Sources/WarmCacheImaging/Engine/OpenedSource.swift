@@ -61,8 +61,9 @@ public struct OpenedSource: Sendable {
             Result { () throws(ImagingError) in
                 let decoder = SourceDecoder(bytes: buffer, source: info, name: name, failOn: engine.failLevel,
                                             fastShrinkOnLoad: engine.configuration.fastShrinkOnLoad)
+                let passthrough = SourcePassthrough(file: bytes, source: info, hasSRGBProfile: hasSRGBProfile)
                 let renderer = VariantRenderer(plan: plan, source: info, hasSRGBProfile: hasSRGBProfile, name: name,
-                                               decoder: decoder)
+                                               decoder: decoder, passthrough: passthrough)
                 renderer.onVariant = onVariant
                 let placeholder = try renderer.placeholder(kinds)
                 return RenderedSource(variants: try renderer.renderAll(), placeholder: placeholder)

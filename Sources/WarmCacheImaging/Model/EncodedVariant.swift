@@ -26,17 +26,22 @@ public struct EncodedVariant: Sendable, Hashable {
 
 /// What encoding a variant at a quality target found: the setting used and the score it got.
 /// A variant whose format cannot reach the target even at its best setting keeps that setting,
-/// and ``score`` is below the target (the builder warns).
+/// and ``score`` is below the target (the builder warns). A variant that stores the source's own
+/// file (``sourceKept``) has no encoder setting and scores 100: its pixels are the source's.
 public struct PerceptualEncoding: Sendable, Hashable, Codable {
-    /// The encoder quality (1–100) of the kept encoding.
-    public var quality: Int
+    /// The encoder quality (1–100) of the kept encoding; `nil` when the source's file was kept.
+    public var quality: Int?
     /// Its SSIMULACRA2 score against the variant's unencoded pixels, to two decimals.
     public var score: Double
 
-    public init(quality: Int, score: Double) {
+    public init(quality: Int?, score: Double) {
         self.quality = quality
         self.score = (score * 100).rounded() / 100
     }
+
+    /// The record of a variant stored as the source's own file (metadata removed): no encoder
+    /// ran, and its decoded pixels are the source's decode.
+    public static let sourceKept = PerceptualEncoding(quality: nil, score: 100)
 }
 
 /// The variants and placeholder of one source, rendered from a single decode.

@@ -137,8 +137,8 @@ extension ImagingWire.Reply: WireHeader {
             writer.int(variant.pixelHeight)
             writer.bool(variant.hasAlpha)
             writer.int(variant.candidate)
-            // The found quality, and the score in hundredths (-1: no quality target).
-            writer.int(variant.perceptual?.quality ?? -1)
+            // The found quality, and the score in hundredths (-1: no quality target; 0: the source's file kept).
+            writer.int(variant.perceptual.map { $0.quality ?? 0 } ?? -1)
             writer.int(variant.perceptual.map { Int(($0.score * 100).rounded()) } ?? 0)
         }
         writer.bool(placeholder != nil)
@@ -183,7 +183,9 @@ extension ImagingWire.Reply: WireHeader {
             var variant = Variant(pixelWidth: try reader.int(), pixelHeight: try reader.int(),
                                   hasAlpha: try reader.bool(), candidate: try reader.int())
             let quality = try reader.int(), score = try reader.int()
-            if quality >= 0 { variant.perceptual = PerceptualEncoding(quality: quality, score: Double(score) / 100) }
+            if quality >= 0 {
+                variant.perceptual = PerceptualEncoding(quality: quality > 0 ? quality : nil, score: Double(score) / 100)
+            }
             variants.append(variant)
         }
         if try reader.bool() {

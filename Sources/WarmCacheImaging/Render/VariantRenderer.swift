@@ -10,13 +10,16 @@ final class VariantRenderer {
     private let hasSRGBProfile: Bool
     private let name: String
     private let decoder: SourceDecoder
+    private let passthrough: SourcePassthrough
     private var decodes: [RenderPlan.Decode: VipsImage] = [:]
     private var decodeUsesLeft: [RenderPlan.Decode: Int]
     /// Called as each output is encoded (progress: a render of many variants can take minutes).
     var onVariant: (() -> Void)?
 
-    init(plan: RenderPlan, source: SourceImageInfo, hasSRGBProfile: Bool, name: String, decoder: SourceDecoder) {
+    init(plan: RenderPlan, source: SourceImageInfo, hasSRGBProfile: Bool, name: String, decoder: SourceDecoder,
+         passthrough: SourcePassthrough) {
         self.plan = plan
+        self.passthrough = passthrough
         self.source = source
         self.hasSRGBProfile = hasSRGBProfile
         self.name = name
@@ -41,7 +44,8 @@ final class VariantRenderer {
     /// recipe only. Variants at a fixed quality are encoded as soon as their pixels exist.
     /// Variants with a quality target keep their pixels in memory and are encoded afterwards,
     /// smallest first; an output whose candidates are another output's (two scales clamped to
-    /// the same pixels) is encoded once and shared.
+    /// the same pixels) is encoded once and shared. An output that keeps the source's pixels is
+    /// never stored larger than the source's own file (``SourcePassthrough``).
     func renderAll() throws(ImagingError) -> [EncodedVariant] {
         var recipeUses = plan.recipeUses
         var shared: [PixelRecipe: VipsImage] = [:]
@@ -82,6 +86,10 @@ final class VariantRenderer {
         }
         if !perceptual.isEmpty {
             try encodePerceptual(perceptual, into: &encoded)
+        }
+        for output in encoded.indices {
+            guard let made = encoded[output] else { continue }
+            encoded[output] = passthrough.smaller(made, candidates: plan.variants.filter { $0.output == output })
         }
         for (output, original) in copies {
             encoded[output] = encoded[original].map { plan.sharing($0, from: original, with: output) }

@@ -57,6 +57,27 @@ import WarmCacheImaging
         }
     }
 
+    /// A searched variant's record reads back, and so does one that kept the source's own file
+    /// (no encoder quality, score 100).
+    @Test func perceptualRecordsReadBack() throws {
+        let directory = try BundleFixtures.temporaryDirectory("memo")
+        let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),
+                              vectorPaths: false)
+        let keys = [1, 2].map {
+            VariantKey(source: Self.source, spec: VariantSpec(width: 64, height: 64, scale: $0, format: .jpeg,
+                                                              qualityTarget: 80))
+        }.sorted()
+        var saved = Self.entry(alpha: false, placeholder: nil)
+        for (index, key) in keys.enumerated() {
+            saved.variants[index].key = key
+            saved.variants[index].perceptual = index == 0 ? PerceptualEncoding(quality: 63, score: 81.5) : .sourceKept
+        }
+        try memo.save(saved, as: "perceptual")
+        let loaded = try #require(memo.load("perceptual", source: Self.source, keys: { _ in keys.map { [$0] } }))
+        #expect(loaded.variants == saved.variants)
+        #expect(loaded.variants.map(\.perceptual) == [PerceptualEncoding(quality: 63, score: 81.5), .sourceKept])
+    }
+
     @Test func anEntryCountsOnlyForExactlyItsKeys() throws {
         let directory = try BundleFixtures.temporaryDirectory("memo")
         let memo = RenderMemo(records: try CacheRecords(cacheDirectory: directory), configuration: ImagingConfiguration(),

@@ -43,7 +43,9 @@ import WarmCache
         full.info = info
         full.variants = [.init(pixelWidth: 64, pixelHeight: 48, hasAlpha: false, candidate: 0),
                          .init(pixelWidth: 128, pixelHeight: 96, hasAlpha: true, candidate: 2,
-                               perceptual: PerceptualEncoding(quality: 63, score: 82.47))]
+                               perceptual: PerceptualEncoding(quality: 63, score: 82.47)),
+                         .init(pixelWidth: 320, pixelHeight: 240, hasAlpha: false, candidate: 1,
+                               perceptual: .sourceKept)]
         full.placeholder = ImagePlaceholder(thumbHash: Data([1, 2, 3]), blurHash: "LEHV6nWB2yk8",
                                             averageColor: RGBAColor(red: 1, green: 2, blue: 3, alpha: 4))
         var failed = ImagingWire.Reply()

@@ -31,15 +31,16 @@ import WarmCache
         for (reference, variants) in zip(references, outputs) {
             let variant = try #require(variants.first)
             let found = try #require(variant.perceptual)
+            let quality = try #require(found.quality, "an encoding, not the source's file")
             #expect(variant.spec.qualityTarget == target && variant.spec.quality == nil)
             let score = try PerceptualScoring.score(variant.data, against: reference)
             #expect(abs(score - found.score) < 0.01, "the recorded score is the kept file's")
             // Reached, or out of the format's reach: then at its best setting.
-            #expect(score >= Double(target) || found.quality == 100, "\(format) at \(variant.pixelWidth) px: \(score)")
+            #expect(score >= Double(target) || quality == 100, "\(format) at \(variant.pixelWidth) px: \(score)")
             // One step lower misses the target, or the search stopped close enough to it.
-            if found.quality > 1, score - Double(target) >= QualitySearch.closeEnoughAfterTwo {
+            if quality > 1, score - Double(target) >= QualitySearch.closeEnoughAfterTwo {
                 let lower = try source.render(Self.widths.map {
-                    VariantSpec(width: $0, height: nil, format: format, quality: found.quality - 1)
+                    VariantSpec(width: $0, height: nil, format: format, quality: quality - 1)
                 })
                 let match = try #require(lower.first { $0.pixelWidth == variant.pixelWidth })
                 #expect(try PerceptualScoring.score(match.data, against: reference) < Double(target))
