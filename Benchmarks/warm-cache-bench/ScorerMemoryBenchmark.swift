@@ -44,6 +44,7 @@ struct ScorerMemoryBenchmark: ParsableCommand {
         let automatic = SSIMULACRA2Reference.memory(width: width, height: height, channels: 3)
         print("SSIMULACRA 2 original of \(width)x\(height) from \(photo); by default it is \(automatic.mode) "
               + "(prepared up to \(SSIMULACRA2Reference.preparedByteLimit >> 20) MiB of planes)")
+        fflush(nil)  // before the children print theirs
         for mode in ["prepared", "streamed"] {
             let outcome = try Subprocess.measure(CommandLine.arguments[0], [
                 "scorer-memory", "--photo", photo, "--width", "\(width)", "--height", "\(height)",

@@ -19,8 +19,9 @@ import WarmCacheImaging
 /// variants it had. Version 11 entries: earlier ones were rendered by a cascade and searches that
 /// depended on their siblings, searched before the speed levels, resampled from ladder steps
 /// made another way (halved by Lanczos, or a JPEG decoded once per step), wrote HEIC at 4:4:4
-/// from quality 90 (now 4:2:0 unless asked), or stored an encoding larger than the source file
-/// whose pixels it kept (now the source's own file), and are not reused.
+/// from quality 90 (now 4:2:0 unless asked), encoded AVIF with libaom's intra block copy (now
+/// off), or stored an encoding larger than the source file whose pixels it kept (now the
+/// source's own file), and are not reused.
 ///
 /// **Several entries per source.** Two manifests that share a cache directory and ask other
 /// variants of the same images (an app and its widget), or a run of a changed manifest that

@@ -34,8 +34,7 @@ import WarmCache
         // (file, x, y, width, height)
         let cuts: [(String, Int, Int, Int, Int)] = [
             ("rocket.jpg", 0, 0, 640, 427), ("rocket.jpg", 200, 100, 257, 131), ("coffee.png", 3, 7, 401, 333),
-            ("retina.jpg", 0, 0, 1411, 1411), ("retina.jpg", 0, 400, 1411, 217), ("hubble_deep_field.jpg", 11, 5, 989, 867),
-            ("brick.png", 1, 2, 509, 113), ("chelsea.png", 0, 0, 451, 300),
+            ("retina.jpg", 0, 400, 1411, 217), ("hubble_deep_field.jpg", 11, 5, 389, 267), ("brick.png", 1, 2, 509, 113),
         ]
         for (file, x, y, width, height) in cuts {
             let photo = try Photos.image(file)
