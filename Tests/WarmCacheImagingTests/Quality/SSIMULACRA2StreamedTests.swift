@@ -20,8 +20,8 @@ import WarmCache
         #expect(prepared.mode == .prepared && streamed.mode == .streamed)
         for (index, image) in distorted.enumerated() {
             let expected = prepared.score(image), score = streamed.score(image)
-            #expect(score.bitPattern == expected.bitPattern,
-                    "\(name) #\(index) (\(original.width)x\(original.height), wide: \(wide)): streamed \(score), prepared \(expected)")
+            let label = "\(name) #\(index) (\(original.width)x\(original.height), wide: \(wide))"
+            #expect(score.bitPattern == expected.bitPattern, "\(label): streamed \(score), prepared \(expected)")
         }
         // The workspace kept from the first scores gives the same again.
         if let first = distorted.first { #expect(streamed.score(first) == prepared.score(first), "\(name), again") }
@@ -34,13 +34,14 @@ import WarmCache
         // (file, x, y, width, height)
         let cuts: [(String, Int, Int, Int, Int)] = [
             ("rocket.jpg", 0, 0, 640, 427), ("rocket.jpg", 200, 100, 257, 131), ("coffee.png", 3, 7, 401, 333),
-            ("retina.jpg", 0, 400, 1411, 217), ("hubble_deep_field.jpg", 11, 5, 389, 267), ("brick.png", 1, 2, 509, 113),
+            ("retina.jpg", 0, 400, 1411, 217), ("hubble_deep_field.jpg", 11, 5, 389, 267),
+            ("brick.png", 1, 2, 509, 113),
         ]
         for (file, x, y, width, height) in cuts {
             let photo = try Photos.image(file)
             let original = SSIMULACRA2Tests.crop(photo, x, y, width, height)
-            Self.expectSameScores(original, [Self.degraded(original, strength: 1), Self.degraded(original, strength: 6)],
-                                  wide: wide, "\(file) \(width)x\(height)")
+            let distorted = [Self.degraded(original, strength: 1), Self.degraded(original, strength: 6)]
+            Self.expectSameScores(original, distorted, wide: wide, "\(file) \(width)x\(height)")
         }
     }
 
@@ -158,7 +159,8 @@ import WarmCache
     /// The sample photos in `shared/images` beside the repository's folder.
     enum Photos {
         static let folder = Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/images")
-        static let isAvailable = FileManager.default.fileExists(atPath: folder.appendingPathComponent("rocket.jpg").path)
+        static let isAvailable = FileManager.default
+            .fileExists(atPath: folder.appendingPathComponent("rocket.jpg").path)
         static let missing: Comment = "the sample photos (shared/images beside the repository) are missing"
 
         /// A photo's 8-bit RGB pixels.
