@@ -57,7 +57,7 @@ struct WarmCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The memory the warm and its imaging processes may hold together.",
                                discussion: "Fewer sources render at once, and fewer processes start, to stay within it; "
                                    + "a source that needs more renders alone. Default: 192MiB per core plus 64MiB, "
-                                   + "at most a quarter of the machine's memory.",
+                                   + "at most a quarter of the machine's memory. Imaging processes only (not with --in-process).",
                                valueName: "size: 512MB, 2GiB"))
     var memoryLimit: String?
 
