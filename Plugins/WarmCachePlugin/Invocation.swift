@@ -27,7 +27,7 @@ struct Invocation: Equatable {
     /// names against `warm-cache <subcommand> --help`.
     static let valueOptions: [String: Set<String>] = [
         "warm": ["-o", "--output", "--cache-dir", "--report", "--html", "--max-age", "--budget", "--concurrency", "-j",
-                 "--jobs", "--shard", "--sign-key", "--sign-version", "--sign-expires"],
+                 "--jobs", "--memory-limit", "--shard", "--sign-key", "--sign-version", "--sign-expires"],
         "plan": ["--shard", "--shards"],
         "merge": ["-o", "--output", "--report", "--reports", "--sign-key", "--sign-version", "--sign-expires"],
         "pull": ["--public-key", "--concurrency", "--timeout", "--max-index-mib", "--seed"],
