@@ -14,7 +14,7 @@ import WarmCache
 /// libavif with libaom, libheif with x265), an imaging process rendering 2.6, 5.9 and 7.1-megapixel
 /// heroes at a fixed quality, its peak resident memory less the idle process's and the decode,
 /// rounded up: JPEG 3, WebP 8, AVIF 18–21, HEIC 21 (and x265's own ~12 MB). JPEG XL's is not
-/// measured: its figure is libjxl's documented order of magnitude, kept high.
+/// measured here: its 40 bytes per pixel is set high, so that a JPEG XL render is not undercounted.
 /// (`docs/performance.md`, "Memory bounded by the work in flight").
 extension RenderPlan {
     /// The estimated peak, in bytes, of rendering this plan, beyond what an idle imaging process holds.
@@ -26,9 +26,8 @@ extension RenderPlan {
         }
         var kept = 0
         var working = 0
-        for output in 0..<outputCount {
-            let candidates = variants.filter { $0.output == output }
-            guard let first = candidates.first else { continue }
+        for candidates in Dictionary(grouping: variants, by: \.output).values {
+            let first = candidates[0]
             let area = first.recipe.fit.output.area
             let searches = first.spec.qualityTarget != nil || candidates.count > 1
             var needs = candidates.map { RenderMemory.encoding($0.settings.format, pixels: area) }.max() ?? 0
