@@ -170,8 +170,10 @@ import WarmCacheTestSupport
         try await withWorld(routes: SourceImages.routes(images, under: "p")) { scratch, server in
             let (urls, published, base) = try await scratch.serveRelease(of: 12, on: server)
             let local = scratch.path("local/Images.warmcache")
+            // Held blobs wait for the gate, not for the pull's 30 s request limit: on a busy
+            // machine the first four can take longer than that to verify.
             let pull = ["pull", base.absoluteString, local.path, "--insecure-unsigned",
-                        "--concurrency", "2", "-q"]
+                        "--concurrency", "2", "--timeout", "600", "-q"]
             let index = published.appendingPathComponent("index.sqlite").path
             var old: Set<String> = []
             if installed {
